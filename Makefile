@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# This file is two things at once:
+#  - a drivers/md-style Kbuild fragment (the three lines below), and
+#  - when run directly with make, the out-of-tree entry point that builds the
+#    modules against KDIR and drives the guest-based test suite.
+
+dm-multipath-y			:= dm-path-selector.o dm-hw-handler.o dm-mpath.o
+obj-$(CONFIG_DM_MULTIPATH)	+= dm-multipath.o dm-round-robin.o
+obj-$(CONFIG_DM_MULTIPATH_EMC)	+= dm-emc.o
+
+ifeq ($(KERNELRELEASE),)
+
+KVER	?= 6.1.0-57-amd64
+KDIR	?= /lib/modules/$(KVER)/build
+SRCDIR	:= $(CURDIR)
+# Extra kbuild flags, e.g. make W=1 or make C=1
+KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
+
+MODULES	:= dm-multipath.ko dm-round-robin.ko dm-emc.ko
+
+.PHONY: all modules test-modules deps check demo soak bench check-debug clean
+
+all: modules
+
+modules:
+	@tests/vm/install-deps --if-missing
+	$(MAKE) -C $(KDIR) M=$(SRCDIR) CONFIG_DM_MULTIPATH=m \
+		CONFIG_DM_MULTIPATH_EMC=m $(KBUILD_ARGS) modules
+
+# Test-only modules (e.g. the kernel-log judge self-test).
+test-modules:
+	$(MAKE) -C $(KDIR) M=$(SRCDIR)/tests/modules $(KBUILD_ARGS) modules
+
+deps:
+	@tests/vm/install-deps
+
+# The test suite: every scenario (or T="NNN ...") in one booted guest.
+check: modules test-modules
+	@tests/vm/run-suite $(if $(T),--only "$(T)")
+
+# The main job: a multipath map surviving path failures, in a guest.
+demo: modules
+	@tests/vm/run-suite --demo
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(SRCDIR) clean
+	$(MAKE) -C $(KDIR) M=$(SRCDIR)/tests/modules clean
+	rm -rf .build
+
+endif

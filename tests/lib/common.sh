@@ -1,0 +1,146 @@
+# shellcheck shell=bash
+# Shared helpers for the scenarios in tests/cases/. Sourced by each scenario,
+# which runs as root inside the test guest (see tests/vm/guest-init).
+#
+# Output is TAP: one "ok - ..." or "not ok - ..." line per assertion; the
+# harness counts them, and judges exit status, leftovers and the kernel log.
+
+: "${REPO:?REPO must be set by the harness}"
+export DM_DISABLE_UDEV=1
+MP_MODULES=(dm_emc dm_round_robin dm_multipath)
+
+# ---- TAP ----------------------------------------------------------------
+tap_ok() { echo "ok - $1"; }
+tap_fail() {
+	echo "not ok - $1"
+	shift
+	local l
+	for l in "$@"; do echo "#   $l"; done
+}
+diag() { echo "# $*"; }
+
+check() { # check DESC CMD...
+	local d=$1 out
+	shift
+	if out=$("$@" 2>&1); then tap_ok "$d"; else tap_fail "$d" "command: $*" "${out:0:500}"; return 1; fi
+}
+check_fail() { # check_fail DESC CMD...: CMD must fail
+	local d=$1 out
+	shift
+	if out=$("$@" 2>&1); then tap_fail "$d" "command unexpectedly succeeded: $*" "${out:0:500}"; return 1; else tap_ok "$d"; fi
+}
+check_eq() { # check_eq DESC EXPECTED ACTUAL
+	if [ "$2" = "$3" ]; then tap_ok "$1"; else tap_fail "$1" "expected: '$2'" "actual:   '$3'"; return 1; fi
+}
+check_match() { # check_match DESC REGEX STRING
+	if [[ $3 =~ $2 ]]; then tap_ok "$1"; else tap_fail "$1" "regex:  '$2'" "string: '${3:0:500}'"; return 1; fi
+}
+
+# ---- time ---------------------------------------------------------------
+wait_until() { # wait_until SECONDS CMD...: poll every 0.1 s
+	local deadline=$((SECONDS + $1))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.1
+	done
+}
+
+# ---- cleanup ------------------------------------------------------------
+_ON_EXIT=()
+on_exit() { _ON_EXIT+=("$1"); }
+_run_on_exit() {
+	local i
+	for ((i = ${#_ON_EXIT[@]} - 1; i >= 0; i--)); do
+		eval "${_ON_EXIT[i]}" >/dev/null 2>&1 || true
+	done
+}
+trap _run_on_exit EXIT
+
+# ---- kernel log ---------------------------------------------------------
+_KMSG_SEQ=0
+kmsg_mark() {
+	_KMSG_SEQ=$((_KMSG_SEQ + 1))
+	echo "mptest-mark $$ $_KMSG_SEQ" >/dev/kmsg
+}
+kmsg_since() { # kernel log lines after the last kmsg_mark
+	dmesg --notime | sed -n "/mptest-mark $$ $_KMSG_SEQ\$/,\$p" | sed 1d
+}
+
+# ---- scsi_debug paths -----------------------------------------------------
+# sdebug_up N [modparam=value ...]: N hosts, one shared store and one WWID,
+# i.e. N paths to one LUN. Sets SD_DEVS (/dev/sdX) and SD_NAMES (sdX).
+sdebug_up() {
+	local n=$1 h d
+	shift
+	modprobe scsi_debug add_host="$n" vpd_use_hostno=0 dev_size_mb=64 "$@" || return 1
+	_sdebug_names() {
+		local d
+		for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
+			[ -e "$d" ] && basename "$d"
+		done
+	}
+	wait_until 30 test "$(_sdebug_names | wc -l)" -ge "$n" || return 1
+	SD_NAMES=()
+	SD_DEVS=()
+	for h in /sys/bus/pseudo/drivers/scsi_debug/adapter*; do
+		for d in "$h"/host*/target*/*/block/*; do
+			[ -e "$d" ] || continue
+			SD_NAMES+=("$(basename "$d")")
+			SD_DEVS+=("/dev/$(basename "$d")")
+		done
+	done
+	for d in "${SD_DEVS[@]}"; do
+		wait_until 10 test -b "$d" || return 1
+	done
+}
+sdebug_down() {
+	local i
+	for i in $(seq 50); do
+		[ -d /sys/module/scsi_debug ] || return 0
+		modprobe -r scsi_debug 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+devnum() { # devnum /dev/sdX -> MAJ:MIN
+	local s
+	s=$(stat -L -c '%t %T' "$1") || return 1
+	set -- $s
+	echo "$((16#$1)):$((16#$2))"
+}
+
+path_offline() { echo offline >"/sys/block/$1/device/state"; }
+path_running() { echo running >"/sys/block/$1/device/state"; }
+path_delete() { echo 1 >"/sys/block/$1/device/delete"; }
+scsi_rescan_all() {
+	local h
+	for h in /sys/class/scsi_host/host*/scan; do echo "- - -" >"$h"; done
+}
+# Completed reads / writes of a block device (fields 1 and 5 of its stat).
+path_reads() { awk '{print $1}' "/sys/block/$1/stat"; }
+path_writes() { awk '{print $5}' "/sys/block/$1/stat"; }
+
+# ---- our modules and maps -----------------------------------------------
+mp_mods_load() { modprobe dm-multipath && modprobe dm-round-robin; }
+mp_mods_unload() {
+	local m
+	for m in "${MP_MODULES[@]}"; do
+		if [ -d "/sys/module/$m" ]; then
+			modprobe -r "$m" || return 1
+		fi
+	done
+}
+
+dm_create() { dmsetup create "$1" --table "$2" && dmsetup mknodes "$1" >/dev/null 2>&1; }
+dm_reload() { dmsetup reload "$1" --table "$2"; }
+dm_remove() {
+	local i
+	for i in $(seq 20); do
+		dmsetup info "$1" >/dev/null 2>&1 || return 0
+		dmsetup remove "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	dmsetup remove --force "$1"
+}

@@ -43,6 +43,18 @@ check: modules test-modules
 demo: modules
 	@tests/vm/run-suite --demo
 
+# Benchmarks against the distro's dm-multipath (QUICK=1: a short smoke run).
+bench: modules
+	@bench/run-bench $(if $(QUICK),--quick)
+
+# Fault-injection soak under verified I/O (DURATION=20m; KERNEL=debug).
+soak: modules test-modules
+	@tests/soak/run-soak $(if $(DURATION),--duration $(DURATION))
+
+# The whole suite and a short soak on a debug kernel (lockdep, KASAN, ...).
+check-debug:
+	@debug/check-debug
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(SRCDIR) clean
 	$(MAKE) -C $(KDIR) M=$(SRCDIR)/tests/modules clean

@@ -8,7 +8,7 @@ for m in dm-multipath dm-round-robin dm-emc; do
 	f=$(modinfo -n "$m" 2>&1)
 	check_match "modinfo -n $m resolves to our updates/ copy" "/updates/dm-mpath/$m\.ko$" "$f"
 	check_eq "$m.ko in updates/ is the one built from this tree" \
-		"$(md5sum <"$REPO/$m.ko")" "$(md5sum <"$f")"
+		"$(md5sum <"$KO_DIR/$m.ko")" "$(md5sum <"$f")"
 done
 
 check "modprobe dm-multipath" modprobe dm-multipath

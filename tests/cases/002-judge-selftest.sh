@@ -6,6 +6,6 @@
 # timeout: 60
 source "$REPO/tests/lib/common.sh"
 
-check "insmod the planted-WARN module" insmod "$REPO/tests/modules/mptest_warn.ko"
+check "insmod the planted-WARN module" insmod "$KO_DIR/tests/modules/mptest_warn.ko"
 check "the WARN reached the kernel log" sh -c 'dmesg | grep -q "mptest_warn: planted warning"'
 check "rmmod it" rmmod mptest_warn

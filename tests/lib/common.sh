@@ -6,6 +6,8 @@
 # harness counts them, and judges exit status, leftovers and the kernel log.
 
 : "${REPO:?REPO must be set by the harness}"
+# Built modules: *.ko at the root, test-only ones under tests/modules*/.
+: "${KO_DIR:=$REPO}"
 export DM_DISABLE_UDEV=1
 MP_MODULES=(dm_emc dm_round_robin dm_multipath)
 

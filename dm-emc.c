@@ -1,4 +1,463 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder: replaced by the real module. */
+/*
+ * Device-mapper multipath hardware handler for EMC CLARiiON AX/CX-series
+ * arrays.
+ *
+ * A CLARiiON LUN is owned by one of two storage processors (SPs); media
+ * access through the ports of the other SP fails with NOT READY 04/03.
+ * Bringing a priority group (the ports of one SP) into use means moving
+ * ownership there: a "trespass", MODE SELECT(6) with the vendor page 0x22,
+ * sent down one path of that group.
+ *
+ * Table arguments:  0                       long trespass, ignore reservations
+ *                   2 <short> <honor_rsv>   each 0 or 1
+ */
+
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/device-mapper.h>
+#include <scsi/scsi.h>
+#include <scsi/scsi_cmnd.h>
+#include <scsi/scsi_common.h>
+#include <scsi/scsi_device.h>
+#include <scsi/scsi_proto.h>
+
+#include "dm-mpath.h"
+#include "dm-hw-handler.h"
+
+#define DM_MSG_PREFIX "multipath emc"
+
+#define EMC_TRESPASS_PAGE	0x22
+#define EMC_TRESPASS_CODE	0x01	/* move ownership to the receiving SP */
+#define EMC_IGNORE_RSV		0x80	/* ... even if another host reserved */
+#define EMC_TRESPASS_TARGET	0xff	/* the LUN this command came in on */
+#define EMC_MODE6_HDR_LEN	4
+#define EMC_LONG_PAGE_LEN	11
+#define EMC_SHORT_PAGE_LEN	4
+#define EMC_PARAM_MAX		(EMC_MODE6_HDR_LEN + EMC_LONG_PAGE_LEN)
+#define EMC_MODE_SELECT_PF	0x10	/* byte 1: page format */
+
+/* Both writable at run time: a trespass picks up the values it starts with. */
+static unsigned int trespass_timeout = 30;
+static unsigned int trespass_retries = 3;
+
+static int emc_set_timeout(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 600);
+}
+
+static int emc_set_retries(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 10);
+}
+
+static const struct kernel_param_ops emc_timeout_ops = {
+	.set = emc_set_timeout,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops emc_retries_ops = {
+	.set = emc_set_retries,
+	.get = param_get_uint,
+};
+
+module_param_cb(trespass_timeout, &emc_timeout_ops, &trespass_timeout, 0644);
+MODULE_PARM_DESC(trespass_timeout,
+		 "Seconds before a trespass command is abandoned, 1-600 (default 30)");
+module_param_cb(trespass_retries, &emc_retries_ops, &trespass_retries, 0644);
+MODULE_PARM_DESC(trespass_retries,
+		 "Times a trespass is resent after UNIT ATTENTION, 0-10 (default 3)");
+
+/*
+ * Completions are finished here rather than in end_io: resending needs
+ * process context, and module exit can drain this queue, so no work of ours
+ * is left running once the last map using "emc" has gone.
+ */
+static struct workqueue_struct *emc_wq;
+
+struct emc_handler {
+	bool short_trespass;	/* FC-series arrays know only the short page */
+	bool honor_rsv;		/* fail the trespass if another host reserved */
+	bool explicit_args;	/* the table gave both words: status repeats them */
+};
+
+/*
+ * One trespass in flight. It owns a copy of everything it needs, so it never
+ * looks at the handler, which the core may destroy as soon as
+ * dm_pg_init_complete() is called.
+ */
+struct emc_trespass {
+	struct work_struct work;
+	struct dm_path *path;
+	unsigned int attempts;
+	unsigned int max_attempts;
+	unsigned int timeout;		/* jiffies */
+	bool short_trespass;
+
+	/* filled in by end_io */
+	int result;
+	blk_status_t status;
+	unsigned int sense_len;
+	u8 sense[SCSI_SENSE_BUFFERSIZE];
+
+	unsigned int param_len;
+	u8 param[EMC_PARAM_MAX];	/* MODE SELECT(6) parameter list */
+};
+
+/* 4-byte mode parameter header (all zero for MODE SELECT) + page 0x22. */
+static unsigned int emc_build_param(u8 *buf, bool short_trespass, bool honor_rsv)
+{
+	unsigned int page_len = short_trespass ? EMC_SHORT_PAGE_LEN :
+						 EMC_LONG_PAGE_LEN;
+	u8 *page = buf + EMC_MODE6_HDR_LEN;
+
+	memset(buf, 0, EMC_MODE6_HDR_LEN + page_len);
+	page[0] = EMC_TRESPASS_PAGE;
+	page[1] = page_len - 2;
+	page[2] = EMC_TRESPASS_CODE | (honor_rsv ? 0 : EMC_IGNORE_RSV);
+	page[3] = EMC_TRESPASS_TARGET;
+	if (!short_trespass)
+		page[4] = EMC_TRESPASS_TARGET;	/* the long form's target is 2 bytes */
+
+	return EMC_MODE6_HDR_LEN + page_len;
+}
+
+/* The path's own queue is only fit for a SCSI CDB if a scsi_device is behind it. */
+static bool emc_path_is_scsi(struct dm_path *path)
+{
+	struct device *parent = disk_to_dev(path->dev->bdev->bd_disk)->parent;
+
+	return parent && scsi_is_sdev_device(parent);
+}
+
+static enum rq_end_io_ret emc_end_io(struct request *rq, blk_status_t status)
+{
+	struct emc_trespass *t = rq->end_io_data;
+	struct scsi_cmnd *scmd = blk_mq_rq_to_pdu(rq);
+
+	/* The sense buffer belongs to the request, which is freed on return. */
+	t->result = scmd->result;
+	t->status = status;
+	t->sense_len = min_t(unsigned int, scmd->sense_len,
+			     SCSI_SENSE_BUFFERSIZE);
+	memcpy(t->sense, scmd->sense_buffer, t->sense_len);
+
+	/* Last thing touching the trespass here: the work may free it at once. */
+	queue_work(emc_wq, &t->work);
+
+	return RQ_END_IO_FREE;
+}
+
+/* Send the trespass down its path; process context. */
+static int emc_submit(struct emc_trespass *t)
+{
+	struct request_queue *q = bdev_get_queue(t->path->dev->bdev);
+	struct scsi_cmnd *scmd;
+	struct request *rq;
+	int r;
+
+	/* Fail fast: a broken path should be failed, not retried by SCSI. */
+	rq = scsi_alloc_request(q, REQ_OP_DRV_OUT | REQ_FAILFAST_DEV |
+				REQ_FAILFAST_TRANSPORT | REQ_FAILFAST_DRIVER, 0);
+	if (IS_ERR(rq))
+		return PTR_ERR(rq);
+
+	r = blk_rq_map_kern(q, rq, t->param, t->param_len, GFP_NOIO);
+	if (r) {
+		blk_mq_free_request(rq);
+		return r;
+	}
+
+	scmd = blk_mq_rq_to_pdu(rq);
+	memset(scmd->cmnd, 0, sizeof(scmd->cmnd));
+	scmd->cmnd[0] = MODE_SELECT;
+	scmd->cmnd[1] = EMC_MODE_SELECT_PF;
+	scmd->cmnd[4] = t->param_len;
+	scmd->cmd_len = COMMAND_SIZE(MODE_SELECT);
+	/* Bounded; the midlayer never retries a passthrough CHECK CONDITION. */
+	scmd->allowed = t->max_attempts - 1;
+
+	/* We log each outcome ourselves. */
+	rq->rq_flags |= RQF_QUIET;
+	rq->timeout = t->timeout;
+	rq->end_io = emc_end_io;
+	rq->end_io_data = t;
+
+	t->attempts++;
+	blk_execute_rq_nowait(rq, true);
+
+	return 0;
+}
+
+#define EMC_RESEND	(~0U)
+
+/* Turn the array's answer into MP_* flags, or EMC_RESEND. */
+static unsigned int emc_decode(struct emc_trespass *t)
+{
+	struct dm_path *path = t->path;
+	struct scsi_sense_hdr sshdr;
+	bool have_sense;
+	u8 host = host_byte(t->result);
+	u8 status = t->result & 0xff;
+
+	if (!t->result && !t->status) {
+		DMINFO_LIMIT("%s (%pg): %s trespass done",
+			     path->dev->name, path->dev->bdev,
+			     t->short_trespass ? "short" : "long");
+		return 0;
+	}
+
+	have_sense = scsi_normalize_sense(t->sense, t->sense_len, &sshdr);
+
+	if (status == SAM_STAT_RESERVATION_CONFLICT) {
+		DMWARN_LIMIT("%s (%pg): trespass refused: reservation conflict, failing path",
+			     path->dev->name, path->dev->bdev);
+		return MP_FAIL_PATH;
+	}
+
+	if (host != DID_OK || !have_sense) {
+		DMWARN_LIMIT("%s (%pg): trespass %s (result 0x%x, errno %d): failing path",
+			     path->dev->name, path->dev->bdev,
+			     host == DID_TIME_OUT ? "timed out" : "failed",
+			     t->result, blk_status_to_errno(t->status));
+		return MP_FAIL_PATH;
+	}
+
+	/* Ownership changes report UNIT ATTENTION to the next command. */
+	if (sshdr.sense_key == UNIT_ATTENTION && t->attempts < t->max_attempts) {
+		DMINFO_LIMIT("%s (%pg): unit attention %02x/%02x/%02x on trespass, resend %u/%u",
+			     path->dev->name, path->dev->bdev, sshdr.sense_key,
+			     sshdr.asc, sshdr.ascq, t->attempts,
+			     t->max_attempts - 1);
+		return EMC_RESEND;
+	}
+
+	/*
+	 * The array is busy, not broken: a non-disruptive microcode upgrade
+	 * (NOT READY 04/03 on the trespass itself) or an array-based copy
+	 * (ILLEGAL REQUEST 04/00, a trespass would abort it). Leave this
+	 * group's paths alone and let the core try the other group.
+	 */
+	if ((sshdr.sense_key == NOT_READY && sshdr.asc == 0x04 &&
+	     sshdr.ascq == 0x03) ||
+	    (sshdr.sense_key == ILLEGAL_REQUEST && sshdr.asc == 0x04 &&
+	     sshdr.ascq == 0x00)) {
+		DMWARN_LIMIT("%s (%pg): array busy (%s, %02x/%02x/%02x): bypassing group",
+			     path->dev->name, path->dev->bdev,
+			     sshdr.sense_key == NOT_READY ?
+			     "microcode upgrade" : "array copy",
+			     sshdr.sense_key, sshdr.asc, sshdr.ascq);
+		return MP_BYPASS_PG;
+	}
+
+	DMWARN_LIMIT("%s (%pg): trespass failed, sense %02x/%02x/%02x: failing path",
+		     path->dev->name, path->dev->bdev,
+		     sshdr.sense_key, sshdr.asc, sshdr.ascq);
+	return MP_FAIL_PATH;
+}
+
+static void emc_trespass_work(struct work_struct *work)
+{
+	struct emc_trespass *t = container_of(work, struct emc_trespass, work);
+	struct dm_path *path = t->path;
+	unsigned int flags;
+	int r;
+
+	flags = emc_decode(t);
+	if (flags == EMC_RESEND) {
+		r = emc_submit(t);
+		if (!r)
+			return;
+		DMWARN_LIMIT("%s (%pg): could not resend trespass (%d), failing path",
+			     path->dev->name, path->dev->bdev, r);
+		flags = MP_FAIL_PATH;
+	}
+
+	kfree(t);
+	dm_pg_init_complete(path, flags);
+}
+
+static void emc_pg_init(struct hw_handler *hwh, unsigned int bypassed,
+			struct dm_path *path)
+{
+	struct emc_handler *h = hwh->context;
+	struct emc_trespass *t;
+	int r;
+
+	if (!emc_path_is_scsi(path)) {
+		DMWARN_LIMIT("%s (%pg): not a SCSI device, cannot trespass: failing path",
+			     path->dev->name, path->dev->bdev);
+		dm_pg_init_complete(path, MP_FAIL_PATH);
+		return;
+	}
+
+	t = kzalloc(sizeof(*t), GFP_NOIO);
+	if (!t) {
+		DMERR_LIMIT("%s (%pg): no memory for a trespass: failing path",
+			    path->dev->name, path->dev->bdev);
+		dm_pg_init_complete(path, MP_FAIL_PATH);
+		return;
+	}
+
+	INIT_WORK(&t->work, emc_trespass_work);
+	t->path = path;
+	t->short_trespass = h->short_trespass;
+	t->max_attempts = READ_ONCE(trespass_retries) + 1;
+	t->timeout = READ_ONCE(trespass_timeout) * HZ;
+	t->param_len = emc_build_param(t->param, h->short_trespass,
+				       h->honor_rsv);
+
+	DMINFO_LIMIT("%s (%pg): sending %s trespass (%s reservations)%s",
+		     path->dev->name, path->dev->bdev,
+		     h->short_trespass ? "short" : "long",
+		     h->honor_rsv ? "honoring" : "ignoring",
+		     bypassed ? " to a bypassed group" : "");
+
+	r = emc_submit(t);
+	if (r) {
+		DMWARN_LIMIT("%s (%pg): could not send trespass (%d), failing path",
+			     path->dev->name, path->dev->bdev, r);
+		kfree(t);
+		dm_pg_init_complete(path, MP_FAIL_PATH);
+	}
+}
+
+/*
+ * In 6.1 a failed bio carries only a blk_status_t: the sense data stays
+ * with the SCSI command, which is gone by now. Media access on a passive
+ * path (the other SP owns the LUN: NOT READY 04/03), an array-based copy
+ * (ILLEGAL REQUEST 25/01) and a dead port all reach us as BLK_STS_IOERR
+ * (scsi_result_to_blk_status(): DID_OK with a CHECK CONDITION, or most host
+ * errors), transport trouble as BLK_STS_TRANSPORT. Failing the path is the
+ * one reading safe for all of them: the core tries the group's next path,
+ * and when the SP's ports are all gone, the other group, whose pg_init
+ * trespasses the LUN there. Bypassing the group instead would move the LUN
+ * on every single port failure. What is left (reservation conflict, target,
+ * medium, space, protection errors) are errors of the I/O itself on this
+ * array as on any SCSI device.
+ */
+static unsigned int emc_err(struct hw_handler *hwh, struct bio *bio,
+			    blk_status_t error)
+{
+	if (error == BLK_STS_IOERR || error == BLK_STS_TRANSPORT)
+		return MP_FAIL_PATH;
+
+	return dm_scsi_err_handler(hwh, bio, error);
+}
+
+static int emc_parse_bool(const char *word, const char *what, bool *val)
+{
+	unsigned int v;
+
+	if (kstrtouint(word, 10, &v) || v > 1) {
+		DMWARN("invalid %s '%s': expected 0 or 1", what, word);
+		return -EINVAL;
+	}
+	*val = v;
+
+	return 0;
+}
+
+static int emc_ctr(struct hw_handler *hwh, unsigned int argc, char **argv)
+{
+	struct emc_handler *h;
+	bool short_trespass = false, honor_rsv = false;
+
+	if (argc != 0 && argc != 2) {
+		DMWARN("expected 0 or 2 arguments (<short_trespass> <honor_reservation>), got %u",
+		       argc);
+		return -EINVAL;
+	}
+
+	if (argc == 2 &&
+	    (emc_parse_bool(argv[0], "short_trespass", &short_trespass) ||
+	     emc_parse_bool(argv[1], "honor_reservation", &honor_rsv)))
+		return -EINVAL;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+
+	h->short_trespass = short_trespass;
+	h->honor_rsv = honor_rsv;
+	h->explicit_args = argc == 2;
+	hwh->context = h;
+
+	return 0;
+}
+
+static void emc_dtr(struct hw_handler *hwh)
+{
+	kfree(hwh->context);
+	hwh->context = NULL;
+}
+
+static int emc_status(struct hw_handler *hwh, status_type_t type,
+		      char *result, unsigned int maxlen)
+{
+	struct emc_handler *h = hwh->context;
+	unsigned int sz = 0;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		/* Nothing of ours to report: the trespass state is the array's. */
+		DMEMIT("0 ");
+		break;
+	case STATUSTYPE_TABLE:
+		if (h->explicit_args)
+			DMEMIT("3 %s %u %u ", hwh->type->name,
+			       h->short_trespass, h->honor_rsv);
+		else
+			DMEMIT("1 %s ", hwh->type->name);
+		break;
+	case STATUSTYPE_IMA:
+		break;
+	}
+
+	return sz;
+}
+
+static struct hw_handler_type emc_hwh = {
+	.name = "emc",
+	.module = THIS_MODULE,
+	.ctr = emc_ctr,
+	.dtr = emc_dtr,
+	.pg_init = emc_pg_init,
+	.err = emc_err,
+	.status = emc_status,
+};
+
+static int __init dm_emc_init(void)
+{
+	int r;
+
+	emc_wq = alloc_workqueue("kmpath_emcd", WQ_MEM_RECLAIM, 0);
+	if (!emc_wq)
+		return -ENOMEM;
+
+	r = dm_register_hw_handler(&emc_hwh);
+	if (r < 0) {
+		DMERR("register failed %d", r);
+		destroy_workqueue(emc_wq);
+		return r;
+	}
+
+	return 0;
+}
+
+static void __exit dm_emc_exit(void)
+{
+	dm_unregister_hw_handler(&emc_hwh);
+	/* No map holds us now; wait for the last completion work to return. */
+	destroy_workqueue(emc_wq);
+}
+
+module_init(dm_emc_init);
+module_exit(dm_emc_exit);
+
+MODULE_DESCRIPTION(DM_NAME " multipath hardware handler for EMC CLARiiON AX/CX");
 MODULE_LICENSE("GPL");

@@ -48,7 +48,13 @@ struct hw_handler_type {
 	unsigned int (*err)(struct hw_handler *hwh, struct bio *bio,
 			    blk_status_t error);
 
-	/* Emit "<#args> [words]" for INFO or TABLE; returns chars written. */
+	/*
+	 * Emit "<#args> [words]" for INFO or TABLE; returns chars written.
+	 * For TABLE this is the whole handler section of the constructor
+	 * line, so the count includes the name: e.g. "3 emc 0 1 ". Without
+	 * this hook the core emits "0 " (INFO) and "1 <name> " (TABLE).
+	 * Called under the multipath spinlock: must not sleep.
+	 */
 	int (*status)(struct hw_handler *hwh, status_type_t type,
 		      char *result, unsigned int maxlen);
 };

@@ -28,4 +28,17 @@ struct dm_path {
  */
 void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags);
 
+/*
+ * dm-mod exports dm_path_uevent() (GPL) but declares it only in its
+ * private dm-uevent.h, which linux-headers does not ship. This must stay
+ * identical to drivers/md/dm-uevent.h of 6.1. For the core's use only.
+ */
+enum dm_uevent_type {
+	DM_UEVENT_PATH_FAILED,
+	DM_UEVENT_PATH_REINSTATED,
+};
+
+void dm_path_uevent(enum dm_uevent_type event_type, struct dm_target *ti,
+		    const char *path, unsigned int nr_valid_paths);
+
 #endif

@@ -1,4 +1,203 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder: replaced by the real module. */
+/*
+ * Device-mapper multipath: the round-robin path selector.
+ *
+ * Uses each usable path of a priority group in turn, for repeat_count I/Os
+ * at a time (a per-path table argument, default 1000), which gives a
+ * primitive way to balance unequal paths.
+ */
+
+#include <linux/kernel.h>
+#include <linux/list.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+
+#include "dm-path-selector.h"
+
+#define DM_MSG_PREFIX "multipath round-robin"
+
+#define RR_VERSION	"1.0.0"
+#define RR_REPEAT_COUNT	1000	/* default I/Os per path before moving on */
+
+struct rr_path {
+	struct list_head list;	/* in valid or invalid */
+	struct dm_path *path;
+	unsigned int repeat_count;
+};
+
+struct rr_selector {
+	struct list_head valid;		/* next to use at the head */
+	struct list_head invalid;
+};
+
+static void free_paths(struct list_head *paths)
+{
+	struct rr_path *pi, *next;
+
+	list_for_each_entry_safe(pi, next, paths, list) {
+		list_del(&pi->list);
+		kfree(pi);
+	}
+}
+
+static int rr_ctr(struct path_selector *ps, unsigned int argc, char **argv)
+{
+	struct rr_selector *s;
+
+	if (argc) {
+		DMWARN("takes no selector arguments, got %u", argc);
+		return -EINVAL;
+	}
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+
+	INIT_LIST_HEAD(&s->valid);
+	INIT_LIST_HEAD(&s->invalid);
+	ps->context = s;
+
+	return 0;
+}
+
+static void rr_dtr(struct path_selector *ps)
+{
+	struct rr_selector *s = ps->context;
+
+	free_paths(&s->valid);
+	free_paths(&s->invalid);
+	kfree(s);
+	ps->context = NULL;
+}
+
+/* Per-path args: [repeat_count]; 0 means stay on the path until it fails. */
+static int rr_add_path(struct path_selector *ps, struct dm_path *path,
+		       int argc, char **argv, char **error)
+{
+	struct rr_selector *s = ps->context;
+	unsigned int repeat_count = RR_REPEAT_COUNT;
+	struct rr_path *pi;
+
+	if (argc > 1) {
+		*error = "round-robin: too many path arguments";
+		return -EINVAL;
+	}
+
+	if (argc == 1 && kstrtouint(argv[0], 10, &repeat_count)) {
+		*error = "round-robin: invalid repeat_count";
+		return -EINVAL;
+	}
+
+	pi = kmalloc(sizeof(*pi), GFP_KERNEL);
+	if (!pi) {
+		*error = "round-robin: cannot allocate path context";
+		return -ENOMEM;
+	}
+
+	pi->path = path;
+	pi->repeat_count = repeat_count;
+	path->pscontext = pi;
+	/* Table order is the order of first use. */
+	list_add_tail(&pi->list, &s->valid);
+
+	return 0;
+}
+
+static void rr_fail_path(struct path_selector *ps, struct dm_path *path)
+{
+	struct rr_selector *s = ps->context;
+	struct rr_path *pi = path->pscontext;
+
+	list_move(&pi->list, &s->invalid);
+}
+
+static int rr_reinstate_path(struct path_selector *ps, struct dm_path *path)
+{
+	struct rr_selector *s = ps->context;
+	struct rr_path *pi = path->pscontext;
+
+	/* Back at the end of the rotation, with its repeat_count unchanged. */
+	list_move_tail(&pi->list, &s->valid);
+
+	return 0;
+}
+
+static struct dm_path *rr_select_path(struct path_selector *ps,
+				      unsigned int *repeat_count)
+{
+	struct rr_selector *s = ps->context;
+	struct rr_path *pi;
+
+	pi = list_first_entry_or_null(&s->valid, struct rr_path, list);
+	if (!pi)
+		return NULL;
+
+	list_move_tail(&pi->list, &s->valid);
+	*repeat_count = pi->repeat_count;
+
+	return pi->path;
+}
+
+static int rr_status(struct path_selector *ps, struct dm_path *path,
+		     status_type_t type, char *result, unsigned int maxlen)
+{
+	struct rr_path *pi;
+	unsigned int sz = 0;
+
+	if (!path) {
+		/* No selector arguments, in either status type. */
+		if (type == STATUSTYPE_INFO || type == STATUSTYPE_TABLE)
+			DMEMIT("0 ");
+		return sz;
+	}
+
+	/* table_args = 1: the repeat_count; info_args = 0. */
+	if (type == STATUSTYPE_TABLE) {
+		pi = path->pscontext;
+		DMEMIT("%u ", pi->repeat_count);
+	}
+
+	return sz;
+}
+
+static struct path_selector_type rr_ps = {
+	.name		= "round-robin",
+	.module		= THIS_MODULE,
+	.table_args	= 1,
+	.info_args	= 0,
+	.ctr		= rr_ctr,
+	.dtr		= rr_dtr,
+	.add_path	= rr_add_path,
+	.select_path	= rr_select_path,
+	.fail_path	= rr_fail_path,
+	.reinstate_path	= rr_reinstate_path,
+	.status		= rr_status,
+};
+
+static int __init dm_rr_init(void)
+{
+	int r = dm_register_path_selector(&rr_ps);
+
+	if (r) {
+		DMERR("register failed %d", r);
+		return r;
+	}
+
+	DMINFO("version " RR_VERSION " loaded");
+
+	return 0;
+}
+
+static void __exit dm_rr_exit(void)
+{
+	int r = dm_unregister_path_selector(&rr_ps);
+
+	if (r)
+		DMERR("unregister failed %d", r);
+}
+
+module_init(dm_rr_init);
+module_exit(dm_rr_exit);
+
+MODULE_DESCRIPTION(DM_NAME " round-robin multipath path selector");
 MODULE_LICENSE("GPL");

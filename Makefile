@@ -19,7 +19,8 @@ KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 MODULES	:= dm-multipath.ko dm-round-robin.ko dm-emc.ko
 
-.PHONY: all modules test-modules deps check demo soak bench check-debug clean
+.PHONY: all modules test-modules emulator deps check demo soak bench \
+	check-debug clean
 
 all: modules
 
@@ -32,11 +33,15 @@ modules:
 test-modules:
 	$(MAKE) -C $(KDIR) M=$(SRCDIR)/tests/modules $(KBUILD_ARGS) modules
 
+# The emulated CLARiiON (userspace, runs in the guest).
+emulator:
+	@$(MAKE) -s -C tests/clariion
+
 deps:
 	@tests/vm/install-deps
 
 # The test suite: every scenario (or T="NNN ...") in one booted guest.
-check: modules test-modules
+check: modules test-modules emulator
 	@tests/vm/run-suite $(if $(T),--only "$(T)")
 
 # The main job: a multipath map surviving path failures, in a guest.
@@ -48,7 +53,7 @@ bench: modules
 	@bench/run-bench $(if $(QUICK),--quick)
 
 # Fault-injection soak under verified I/O (DURATION=20m; KERNEL=debug).
-soak: modules test-modules
+soak: modules test-modules emulator
 	@tests/soak/run-soak $(if $(DURATION),--duration $(DURATION))
 
 # The whole suite and a short soak on a debug kernel (lockdep, KASAN, ...).
@@ -58,6 +63,7 @@ check-debug:
 clean:
 	$(MAKE) -C $(KDIR) M=$(SRCDIR) clean
 	$(MAKE) -C $(KDIR) M=$(SRCDIR)/tests/modules clean
+	$(MAKE) -C tests/clariion clean
 	rm -rf .build
 
 endif

@@ -4,7 +4,7 @@
 # failure, never a skip: these scenarios only run on the debug kernel
 # ("# requires: debug-kernel"), where everything below must exist.
 
-DBG_KO=$REPO/tests/modules-debug/mptest_debug.ko
+DBG_KO=${KO_DIR:-$REPO}/tests/modules-debug/mptest_debug.ko
 KMEMLEAK=/sys/kernel/debug/kmemleak
 
 # dbg_require PATH DESC: fail the scenario at once if PATH does not exist.

@@ -1,0 +1,166 @@
+# shellcheck shell=bash
+# Helpers for the emulated-CLARiiON scenarios (tests/cases/2[0-4]N-*.sh).
+# Source after tests/lib/common.sh.
+
+CL=$REPO/tests/clariion
+declare -A CL_DEV	# CL_DEV[A0]=/dev/sdX
+CL_PORTS=()		# A0 A1 ... B0 B1 ...
+CL_TMP=$(mktemp -d /tmp/clariion-case.XXXXXX)
+on_exit "rm -rf '$CL_TMP'"
+
+# clariion_start [clariion-up args]: bring the array up, fill CL_DEV and
+# CL_PORTS, and make sure it is taken down at exit.
+clariion_start() {
+	local out p d t0
+	on_exit "'$CL/clariion-down'"
+	t0=$(ms_now)
+	if ! out=$("$CL/clariion-up" "$@" 2>&1); then
+		tap_fail "clariion-up $*" "$out"
+		return 1
+	fi
+	diag "clariion-up took $(($(ms_now) - t0)) ms"
+	while read -r p d; do
+		[[ $p =~ ^[AB][0-9]$ ]] || continue
+		# shellcheck disable=SC2034 # read by the scenarios
+		CL_DEV[$p]=$d
+		CL_PORTS+=("$p")
+	done <<<"$out"
+	tap_ok "clariion-up $*: ${CL_PORTS[*]}"
+}
+
+# clariion_stop: take it down now, as a checked step.
+clariion_stop() {
+	local t0
+	t0=$(ms_now)
+	check "clariion-down" "$CL/clariion-down"
+	diag "clariion-down took $(($(ms_now) - t0)) ms"
+}
+
+# cl_ctl COMMAND...: clariion-ctl.  Commands that only talk to the emulator
+# go to it directly (one process less per call: the guest is slow).
+cl_ctl() {
+	case $1 in
+	fail | restore | ports | dev) "$CL/clariion-ctl" "$@" ;;
+	*) "$CL/clariion-emu" --socket /tmp/clariion-emu/ctl.sock --ctl "$*" ;;
+	esac
+}
+
+# cl_counter PORT FIELD: one counter of one port.
+cl_counter() {
+	local line
+	while read -r line; do
+		if [[ $line == "$1 "* && " $line " =~ \ $2=([0-9]+)\  ]]; then
+			echo "${BASH_REMATCH[1]}"
+			return 0
+		fi
+	done <<<"$(cl_ctl counters)"
+	return 1
+}
+
+# scsi_result [sg_raw options] DEV CDB...: run one command with sg_raw and
+# print what came back: "good", "conflict", "check KK/AA/QQ" (sense key,
+# ASC, ASCQ in hex), "busy", "transport DID_..." (host byte set: the
+# command did not complete at the target), or "other: ...".
+scsi_result() {
+	local out st hex=() line in_raw=0
+	out=$(sg_raw -vv "$@" 2>&1)
+	if [[ $out =~ (DID_[A-Z_]+) ]]; then
+		echo "transport ${BASH_REMATCH[1]}"
+		return
+	fi
+	if [[ $out =~ SCSI\ Status:\ ([A-Za-z ]*[a-z]) ]]; then
+		st=${BASH_REMATCH[1]}
+	else
+		st=""
+	fi
+	case $st in
+	Good) echo good ;;
+	"Reservation Conflict") echo conflict ;;
+	Busy) echo busy ;;
+	"Check Condition")
+		while IFS= read -r line; do
+			if [[ $line == *"Raw sense data"* ]]; then
+				in_raw=1
+			elif [ $in_raw = 1 ]; then
+				[[ $line =~ ^[[:space:]]+[0-9a-f]{2}( |$) ]] || break
+				# shellcheck disable=SC2206 # split the hex bytes
+				hex+=($line)
+			fi
+		done <<<"$out"
+		case ${hex[0]:-} in
+		70 | 71) printf 'check %02x/%s/%s\n' $((16#${hex[2]} & 0x0f)) "${hex[12]}" "${hex[13]}" ;;
+		72 | 73) printf 'check %02x/%s/%s\n' $((16#${hex[1]} & 0x0f)) "${hex[2]}" "${hex[3]}" ;;
+		*) echo "check ??: ${hex[*]}" ;;
+		esac
+		;;
+	*) echo "other: ${out//$'\n'/ | }" ;;
+	esac
+}
+
+# hexfile FILE BYTE...: write the bytes (hex, e.g. 22 09 81) to FILE.
+hexfile() {
+	local f=$1 b s=""
+	shift
+	for b in "$@"; do s+="\\x$b"; done
+	printf '%b' "$s" >"$f"
+}
+
+# modeselect_result DEV 6|10 BYTE...: MODE SELECT (PF=1) with that
+# parameter list (header included), print the result.
+modeselect_result() {
+	local dev=$1 ten=$2 f=$CL_TMP/ms.$$ n
+	shift 2
+	hexfile "$f" "$@"
+	n=$#
+	if [ "$ten" = 10 ]; then
+		scsi_result -s "$n" -i "$f" "$dev" 55 10 00 00 00 00 00 00 "$(printf %02x "$n")" 00
+	else
+		scsi_result -s "$n" -i "$f" "$dev" 15 10 00 00 "$(printf %02x "$n")" 00
+	fi
+}
+
+# trespass_result DEV FORM CODE: send a trespass and print its result.
+# FORM: ms6-long | ms6-short | ms10; CODE: 81 (ignore reservations) or 01.
+trespass_result() {
+	local dev=$1 form=$2 code=$3
+	case $form in
+	ms6-long) modeselect_result "$dev" 6 00 00 00 00 22 09 "$code" ff ff 00 00 00 00 00 00 ;;
+	ms6-short) modeselect_result "$dev" 6 00 00 00 00 22 02 "$code" ff ;;
+	ms10) modeselect_result "$dev" 10 00 00 00 00 00 00 00 00 22 09 "$code" ff ff 00 00 00 00 00 00 ;;
+	*) echo "trespass_result: bad form $form" >&2; return 2 ;;
+	esac
+}
+
+# inq_bytes DEV [PAGE]: standard INQUIRY (or VPD PAGE, hex) as hex bytes,
+# one per line.
+inq_bytes() {
+	local dev=$1 page=${2:-} f=$CL_TMP/inq.$$ x
+	rm -f "$f"
+	if [ -z "$page" ]; then
+		sg_raw -n -r 255 -o "$f" "$dev" 12 00 00 00 ff 00 >/dev/null 2>&1
+	else
+		sg_raw -n -r 255 -o "$f" "$dev" 12 01 "$page" 00 ff 00 >/dev/null 2>&1
+	fi
+	[ -s "$f" ] || return 1
+	x=$(od -An -v -tx1 "$f")
+	# shellcheck disable=SC2086 # one byte per line
+	printf '%s\n' ${x}
+}
+
+# vpd_byte DEV PAGE OFFSET: one byte of a VPD page, as decimal.
+vpd_byte() {
+	local -a b
+	mapfile -t b <<<"$(inq_bytes "$1" "$2")"
+	[ -n "${b[$3]:-}" ] || return 1
+	echo $((16#${b[$3]}))
+}
+
+# cl_reset: owner A, no reservation, every control off.
+cl_reset() {
+	cl_ctl owner A >/dev/null && cl_ctl ndu off >/dev/null &&
+		cl_ctl ua off >/dev/null && cl_ctl reject-trespass off >/dev/null &&
+		cl_ctl delay-trespass 0 >/dev/null && cl_ctl clear-reservation >/dev/null
+}
+
+# ms_now: monotonic-ish wall clock in milliseconds.
+ms_now() { echo $(($(date +%s%N) / 1000000)); }

@@ -431,12 +431,12 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 	return 0;
 }
 
-static void __bypass_pg(struct multipath *m, struct priority_group *pg,
-			bool bypassed)
+/*
+ * The PG states changed (bypass, switch_group): forget the current choice so
+ * the next bio chooses again from the top, and let queued bios try it.
+ */
+static void __choose_again(struct multipath *m)
 {
-	pg->bypassed = bypassed;
-
-	/* Choose again from the top, with the new PG states. */
 	m->current_pgpath = NULL;
 	m->current_pg = NULL;
 	__update_fast_path(m);
@@ -444,6 +444,13 @@ static void __bypass_pg(struct multipath *m, struct priority_group *pg,
 	if (m->queue_size)
 		__kick(m);
 	__queue_event(m);
+}
+
+static void __bypass_pg(struct multipath *m, struct priority_group *pg,
+			bool bypassed)
+{
+	pg->bypassed = bypassed;
+	__choose_again(m);
 }
 
 /* ---- Mapping and the worker ---- */
@@ -1392,12 +1399,7 @@ static int switch_pg(struct multipath *m, struct priority_group *pg)
 	list_for_each_entry(each, &m->priority_groups, list)
 		each->bypassed = false;
 	m->next_pg = pg;
-	m->current_pgpath = NULL;
-	m->current_pg = NULL;
-	__update_fast_path(m);
-	if (m->queue_size)
-		__kick(m);
-	__queue_event(m);
+	__choose_again(m);
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	return 0;

@@ -178,6 +178,8 @@ static int emc_submit(struct emc_trespass *t)
 	scmd->cmnd[1] = EMC_MODE_SELECT_PF;
 	scmd->cmnd[4] = t->param_len;
 	scmd->cmd_len = COMMAND_SIZE(MODE_SELECT);
+	/* Allocation leaves the reused pdu's last result: decode only ours. */
+	scmd->result = 0;
 	/* Bounded; the midlayer never retries a passthrough CHECK CONDITION. */
 	scmd->allowed = t->max_attempts - 1;
 

@@ -1230,10 +1230,15 @@ int emu_control(struct emu *e, const char *line, char *outbuf, size_t outlen)
 			goto bad;
 		outf(&o, "ok\n");
 	} else if (!strcmp(tok[0], "restore") && n == 2) {
-		port = emu_port_lookup(e, tok[1]);
-		if (port < 0)
-			goto bad;
-		e->port[port].fail = EMU_FAIL_NONE;
+		if (!strcmp(tok[1], "all")) {
+			for (i = 0; i < e->nports; i++)
+				e->port[i].fail = EMU_FAIL_NONE;
+		} else {
+			port = emu_port_lookup(e, tok[1]);
+			if (port < 0)
+				goto bad;
+			e->port[port].fail = EMU_FAIL_NONE;
+		}
 		outf(&o, "ok\n");
 	} else if (!strcmp(tok[0], "counters") && n == 1) {
 		show_counters(e, &o);
@@ -1261,7 +1266,7 @@ bad:
 		outbuf[0] = '\0';
 	outf(&o, "error: bad control command (try: owner [A|B], ndu on|off, "
 	     "ua on|off, reject-trespass on [KEY ASC ASCQ]|off, "
-	     "delay-trespass MS, fail PORT transport|noresp, restore PORT, "
+	     "delay-trespass MS, fail PORT transport|noresp, restore PORT|all, "
 	     "counters, reset-counters, reservation, clear-reservation, "
 	     "default-owner [A|B], status, ping)\n");
 	return -1;

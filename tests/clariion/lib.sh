@@ -14,11 +14,12 @@ clariion_start() {
 	local out p d t0
 	on_exit "'$CL/clariion-down'"
 	t0=$(ms_now)
-	if ! out=$("$CL/clariion-up" "$@" 2>&1); then
+	if ! out=$(CLARIION_TRACE=1 "$CL/clariion-up" "$@" 2>&1); then
 		tap_fail "clariion-up $*" "$out"
 		return 1
 	fi
 	diag "clariion-up took $(($(ms_now) - t0)) ms"
+	grep '^clariion-up: [0-9]' <<<"$out" | sed 's/^/# /'
 	while read -r p d; do
 		[[ $p =~ ^[AB][0-9]$ ]] || continue
 		# shellcheck disable=SC2034 # read by the scenarios
@@ -30,10 +31,15 @@ clariion_start() {
 
 # clariion_stop: take it down now, as a checked step.
 clariion_stop() {
-	local t0
+	local t0 out
 	t0=$(ms_now)
-	check "clariion-down" "$CL/clariion-down"
+	if out=$(CLARIION_TRACE=1 "$CL/clariion-down" 2>&1); then
+		tap_ok "clariion-down"
+	else
+		tap_fail "clariion-down" "$out"
+	fi
 	diag "clariion-down took $(($(ms_now) - t0)) ms"
+	grep '^clariion-down: [0-9]' <<<"$out" | sed 's/^/# /'
 }
 
 # cl_ctl COMMAND...: clariion-ctl.  Commands that only talk to the emulator
@@ -63,7 +69,7 @@ cl_counter() {
 # command did not complete at the target), or "other: ...".
 scsi_result() {
 	local out st hex=() line in_raw=0
-	out=$(sg_raw -vv "$@" 2>&1)
+	out=$(sg_raw -C 1 -vv "$@" 2>&1)
 	if [[ $out =~ (DID_[A-Z_]+) ]]; then
 		echo "transport ${BASH_REMATCH[1]}"
 		return
@@ -93,7 +99,10 @@ scsi_result() {
 		*) echo "check ??: ${hex[*]}" ;;
 		esac
 		;;
-	*) echo "other: ${out//$'\n'/ | }" ;;
+	*)
+		out=${out//$'\n'/ | }
+		echo "other: ${out:0:300}"
+		;;
 	esac
 }
 
@@ -137,9 +146,9 @@ inq_bytes() {
 	local dev=$1 page=${2:-} f=$CL_TMP/inq.$$ x
 	rm -f "$f"
 	if [ -z "$page" ]; then
-		sg_raw -n -r 255 -o "$f" "$dev" 12 00 00 00 ff 00 >/dev/null 2>&1
+		sg_raw -C 1 -n -r 255 -o "$f" "$dev" 12 00 00 00 ff 00 >/dev/null 2>&1
 	else
-		sg_raw -n -r 255 -o "$f" "$dev" 12 01 "$page" 00 ff 00 >/dev/null 2>&1
+		sg_raw -C 1 -n -r 255 -o "$f" "$dev" 12 01 "$page" 00 ff 00 >/dev/null 2>&1
 	fi
 	[ -s "$f" ] || return 1
 	x=$(od -An -v -tx1 "$f")

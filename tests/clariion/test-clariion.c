@@ -353,6 +353,10 @@ static void test_controls(void)
 	CHECK(ctl(&e, "fail B9 noresp") < 0, "fail bad port");
 	CHECK(ctl(&e, "restore B1") == 0 && e.port[3].fail == EMU_FAIL_NONE,
 	      "restore");
+	ctl(&e, "fail A0 transport");
+	ctl(&e, "fail B0 noresp");
+	CHECK(ctl(&e, "restore all") == 0 && e.port[0].fail == EMU_FAIL_NONE &&
+	      e.port[2].fail == EMU_FAIL_NONE, "restore all");
 	CHECK(ctl(&e, "status") == 0 && strstr((char *)ctl_out, "owner=B"),
 	      "status");
 	emu_free(&e);

@@ -17,6 +17,7 @@
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/ctype.h>
 #include <linux/device-mapper.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
@@ -727,6 +728,16 @@ static int read_count(struct dm_arg_set *as, const struct mp_count *c,
 		return -EINVAL;
 	}
 
+	/*
+	 * dm_read_arg() reads with sscanf("%u"), which wraps a number past
+	 * UINT_MAX into range (4294967297 would read as 1): refuse it here.
+	 */
+	if (isdigit(*as->argv[0]) &&
+	    kstrtouint(as->argv[0], 10, value) == -ERANGE) {
+		*error = c->arg.error;
+		return -EINVAL;
+	}
+
 	return dm_read_arg(&c->arg, as, value, error);
 }
 
@@ -1314,6 +1325,8 @@ static void multipath_status(struct dm_target *ti, status_type_t type,
 	spin_lock_irqsave(&m->lock, flags);
 
 	if (type == STATUSTYPE_IMA) {
+		/* dm core's record ends with "target_len=N,": name us first. */
+		DMEMIT_TARGET_NAME_VERSION(ti->type);
 		DMEMIT(",queue_if_no_path=%c,nr_priority_groups=%u,nr_valid_paths=%u;",
 		       m->queue_if_no_path ? 'y' : 'n', m->nr_priority_groups,
 		       m->nr_valid_paths);

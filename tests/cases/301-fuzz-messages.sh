@@ -1,0 +1,47 @@
+#!/bin/bash
+# Message fuzz: a live map (3 PGs of 2 paths) gets thousands of random and
+# mutated messages (wrong counts, boundary numbers, absent and foreign
+# devices, case changes, huge argument lists, empty messages, sectors
+# outside the map). Each must return what the model of the documented
+# messages says, the status must then agree with the model (A/F, fail
+# counts, disabled groups, queue_if_no_path), and reads check the PG choice,
+# EIO without paths, queueing and release: never a crash or a wedged map.
+# timeout: 300
+source "$REPO/tests/lib/common.sh"
+source "$REPO/tests/fuzz/fuzz-lib.sh"
+
+N=${FUZZ_MESSAGES:-8000}
+seed=$(fuzz_seed)
+diag "seed $seed: replay with GUEST_CMDLINE=mptest.fuzzseed=$seed, one case with" \
+	"'dm-fuzz messages --seed $seed --only K DEVS' (8 null_blk devices)"
+
+check "dm-fuzz builds" fuzz_build || exit 1
+fuzz_nullb_up 8 || { tap_fail "8 null_blk path devices"; exit 1; }
+on_exit fuzz_nullb_down
+on_exit mp_mods_unload
+on_exit "dmsetup remove dmfuzz-m"
+mp_mods_load || { tap_fail "modules load"; exit 1; }
+check "path devices signed" "$FUZZ" sign "${NB_DEVS[@]}" || exit 1
+
+t0=$SECONDS
+"$FUZZ" messages --seed "$seed" --cases "$N" "${NB_DEVS[@]}" >/tmp/fuzz.out 2>&1
+rc=$?
+diag "dm-fuzz ran $((SECONDS - t0)) s"
+grep -A 4 '^FAIL' /tmp/fuzz.out | head -n 80 | sed 's/^/# /'
+sum=$(grep '^dm-fuzz messages: [0-9]' /tmp/fuzz.out)
+diag "$sum"
+
+cases=$(fuzz_field "$sum" cases)
+check_eq "dm-fuzz messages: exit status 0 (no failed case)" 0 "$rc"
+check_eq "dm-fuzz messages: no failures" 0 "$(fuzz_field "$sum" failures)"
+check "at least 5000 messages sent ($cases)" test "${cases:-0}" -ge 5000
+check "at least 30% accepted" test "$(fuzz_field "$sum" accepted)" -ge $((cases * 30 / 100))
+check "at least 20% rejected" test "$(fuzz_field "$sum" rejected)" -ge $((cases * 20 / 100))
+check "reads probed the map often ($(fuzz_field "$sum" "read probes"))" \
+	test "$(fuzz_field "$sum" "read probes")" -ge $((cases / 20))
+check "some probes ran without a path: EIO" test "$(fuzz_field "$sum" "EIO without")" -ge 1
+check "some probes queued and were released" test "$(fuzz_field "$sum" "queued then")" -ge 1
+
+check_eq "no device-mapper device left" "No devices found" "$(dmsetup ls 2>&1)"
+check "the path devices are free (null_blk unloads)" fuzz_nullb_down
+check "dm-multipath and dm-round-robin unload" mp_mods_unload

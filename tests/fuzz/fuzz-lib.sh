@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# Helpers for the fuzz scenarios (tests/cases/30x-fuzz-*.sh), on top of
+# tests/lib/common.sh. Runs in the guest.
+
+FUZZ_DIR=$REPO/tests/fuzz
+FUZZ=$FUZZ_DIR/dm-fuzz
+
+# The host normally builds dm-fuzz (make check / make soak); build it here
+# (into the guest's overlay) if it is missing or older than its sources.
+fuzz_build() {
+	local f stale=0
+	[ -x "$FUZZ" ] || stale=1
+	for f in "$FUZZ_DIR"/*.c "$FUZZ_DIR"/*.h "$FUZZ_DIR"/Makefile; do
+		[ "$f" -nt "$FUZZ" ] && stale=1
+	done
+	[ $stale = 0 ] || make -s -C "$FUZZ_DIR" dm-fuzz
+}
+
+# fuzz_nullb_up N: N memory-backed null_blk devices, each with its own data
+# (the fuzzer signs each, so a read shows which path served it). Sets NB_DEVS.
+fuzz_nullb_up() {
+	local n=$1 i
+	modprobe null_blk nr_devices="$n" gb=1 memory_backed=1 shared_tags=1 || return 1
+	wait_until 120 test -b "/dev/nullb$((n - 1))" || return 1
+	NB_DEVS=()
+	for ((i = 0; i < n; i++)); do NB_DEVS+=("/dev/nullb$i"); done
+}
+fuzz_nullb_down() {
+	local i
+	for i in $(seq 50); do
+		[ -d /sys/module/null_blk ] || return 0
+		modprobe -r null_blk 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# A seed: FUZZ_SEED, or mptest.fuzzseed= on the guest command line, or new.
+fuzz_seed() {
+	local s
+	s=${FUZZ_SEED:-$(sed -n 's/.*mptest\.fuzzseed=\([0-9]*\).*/\1/p' /proc/cmdline)}
+	echo "${s:-$(( $(date +%s%N) % 1000000007 ))}"
+}
+
+# The field after WORD in dm-fuzz's summary line ("... 5000 cases ...").
+fuzz_field() { # fuzz_field SUMMARY WORD
+	sed -n "s/.* \([0-9][0-9]*\) $2.*/\1/p" <<<"$1" | head -n1
+}

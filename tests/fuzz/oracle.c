@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The table oracle. The grammar, from the documentation:
+ *
+ *   <#features> [queue_if_no_path]            #features: 0 or 1
+ *   <#hw args> [<hw handler> [<hw arg>]*]     count includes the name
+ *   <#PGs> <initial PG>                       0 PGs needs initial 0
+ *   { <selector> <#selector args> [<selector arg>]*
+ *     <#paths> <#path args> { <device> [<path arg>]* }+ }*
+ *
+ * Every count is a decimal number without sign (dm_read_arg(): sscanf
+ * "%u"), at most 1024, and never a number past 2^32-1;
+ * #paths is at least 1; a device may appear once in a table. Known
+ * handlers: "emc" with 0 or 2 arguments, each 0 or 1. Known selectors:
+ * "round-robin", no selector arguments, at most 1 path argument
+ * (repeat_count, any unsigned int, default 1000). Feature words are
+ * case-insensitive; handler and selector names are not. Nothing may follow
+ * the last priority group.
+ */
+#define _GNU_SOURCE
+#include "oracle.h"
+#include "kparse.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/sysmacros.h>
+
+struct sb {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_add(struct sb *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
+		va_end(ap);
+		if (b->s && (size_t)n < room)
+			break;
+		b->cap = 2 * (b->cap + n + 64);
+		b->s = realloc(b->s, b->cap);
+		if (!b->s)
+			abort();
+	}
+	b->len += n;
+}
+
+struct cursor {
+	struct wl *l;
+	int i;
+};
+
+static const char *next(struct cursor *c)
+{
+	return c->i < c->l->n ? c->l->w[c->i++] : NULL;
+}
+
+static int left(struct cursor *c)
+{
+	return c->l->n - c->i;
+}
+
+static const char *count_why;
+
+/*
+ * A count word: present, a decimal number as dm_read_arg() reads it, in
+ * [min, OR_MAX_COUNT]. A number past 2^32 - 1 must be refused too: the
+ * kernel helper would wrap it into range (4294967297 reads as 1).
+ */
+static int count(struct cursor *c, unsigned int min, unsigned int *v)
+{
+	const char *w = next(c);
+	int r;
+
+	count_why = NULL;
+	if (!w)
+		return 0;
+	r = k_count(w, v);
+	if (r == -2)
+		count_why = "count past 2^32-1 (would wrap)";
+	return !r && *v >= min && *v <= OR_MAX_COUNT;
+}
+
+#define BAD(reason) do { e->why = count_why ? count_why : (reason); \
+			     v = V_INVALID; goto out; } while (0)
+
+enum verdict oracle_table(const char *params, unsigned long long len,
+			  struct table_expect *e)
+{
+	struct wl words = { 0 };
+	struct cursor c = { &words, 0 };
+	struct sb canon = { 0 };
+	unsigned int nf, nh, npg, initial, pg, i, j;
+	enum verdict v = V_VALID;
+	const char *w;
+
+	memset(e, 0, sizeof(*e));
+	k_split(params, &words);
+
+	/* Features. */
+	if (!count(&c, 0, &nf) || nf > 1)
+		BAD("feature count");
+	if (nf) {
+		w = next(&c);
+		if (!w || strcasecmp(w, "queue_if_no_path"))
+			BAD("feature word");
+		e->queue = 1;
+		sb_add(&canon, "1 queue_if_no_path ");
+	} else {
+		sb_add(&canon, "0 ");
+	}
+
+	/* Hardware handler. */
+	if (!count(&c, 0, &nh))
+		BAD("hw handler count");
+	if (nh) {
+		unsigned int a[2];
+
+		if ((unsigned int)left(&c) < nh)
+			BAD("hw handler words missing");
+		if (strcmp(next(&c), "emc"))
+			BAD("unknown hw handler");
+		if (nh != 1 && nh != 3)
+			BAD("emc argument count");
+		if (nh == 3) {
+			for (i = 0; i < 2; i++)
+				if (k_strtouint(next(&c), &a[i]) || a[i] > 1)
+					BAD("emc argument");
+			sb_add(&canon, "3 emc %u %u ", a[0], a[1]);
+		} else {
+			sb_add(&canon, "1 emc ");
+		}
+		e->hw = 1;
+	} else {
+		sb_add(&canon, "0 ");
+	}
+
+	/* Priority groups. */
+	if (!count(&c, 0, &npg))
+		BAD("PG count");
+	if (!count(&c, 0, &initial))
+		BAD("initial PG");
+	if ((!npg && initial) || (npg && (!initial || initial > npg)))
+		BAD("initial PG out of range");
+	e->npg = npg;
+	e->initial = initial;
+	sb_add(&canon, "%u %u ", npg, initial);
+
+	for (pg = 1; pg <= npg; pg++) {
+		unsigned int nsel, np, na;
+
+		w = next(&c);
+		if (!w)
+			BAD("PG missing");
+		if (strcmp(w, "round-robin"))
+			BAD("unknown selector");
+		if (!count(&c, 0, &nsel))
+			BAD("selector arg count");
+		if ((unsigned int)left(&c) < nsel)
+			BAD("selector args missing");
+		if (nsel)
+			BAD("round-robin takes no selector args");
+		if (!count(&c, 1, &np))
+			BAD("path count");
+		if (!count(&c, 0, &na))
+			BAD("path arg count");
+		sb_add(&canon, "round-robin 0 %u 1 ", np);
+		for (i = 0; i < np; i++) {
+			unsigned int rc = OR_RR_REPEAT;
+			dev_t d;
+
+			if ((unsigned int)left(&c) < 1 + na)
+				BAD("path words missing");
+			switch (k_resolve(next(&c), len, &d)) {
+			case KR_NONE:
+				BAD("no such device");
+			case KR_SKIP:
+				v = V_SKIP;
+				goto out;
+			case KR_DEV:
+				break;
+			}
+			for (j = 0; j < (unsigned int)e->npaths; j++)
+				if (e->path[j] == d)
+					BAD("duplicate device");
+			if (na > 1)
+				BAD("round-robin: too many path args");
+			if (na == 1 && k_strtouint(next(&c), &rc))
+				BAD("round-robin: repeat_count");
+			if (e->npaths == OR_MAX_PATHS) {
+				v = V_SKIP;
+				goto out;
+			}
+			e->path_pg[e->npaths] = pg;
+			e->path[e->npaths++] = d;
+			sb_add(&canon, "%u:%u %u ", major(d), minor(d), rc);
+		}
+	}
+	if (left(&c))
+		BAD("words after the last PG");
+out:
+	wl_free(&words);
+	if (v == V_VALID) {
+		e->canon = canon.s ? canon.s : strdup("");
+	} else {
+		free(canon.s);
+	}
+	return v;
+}
+
+void table_expect_free(struct table_expect *e)
+{
+	free(e->canon);
+	e->canon = NULL;
+}

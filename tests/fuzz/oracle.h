@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The fuzz oracle: an independent reading of the documented multipath table
+ * and message grammar (Documentation/device-mapper/dm-multipath.rst), used
+ * to judge what the kernel answered.
+ */
+#ifndef ORACLE_H
+#define ORACLE_H
+
+#include <sys/types.h>
+
+enum verdict { V_VALID, V_INVALID, V_SKIP };
+
+#define OR_MAX_PATHS 2048
+
+struct table_expect {
+	char *canon;		/* the table the kernel must print back */
+	const char *why;	/* for V_INVALID: the first rule broken */
+	int queue;		/* queue_if_no_path */
+	int hw;			/* a hardware handler was named */
+	int npg, initial;
+	int npaths;
+	dev_t path[OR_MAX_PATHS];
+	int path_pg[OR_MAX_PATHS];	/* 1-based */
+};
+
+/* Judge a table (the target's parameter string). */
+enum verdict oracle_table(const char *params, unsigned long long len,
+			  struct table_expect *e);
+void table_expect_free(struct table_expect *e);
+
+/* Largest count any table field accepts. */
+#define OR_MAX_COUNT 1024
+/* round-robin's default repeat_count. */
+#define OR_RR_REPEAT 1000
+
+#endif

@@ -5,7 +5,8 @@
 #  - when run directly with make, the out-of-tree entry point that builds the
 #    modules against KDIR and drives the guest-based test suite.
 
-dm-multipath-y			:= dm-path-selector.o dm-hw-handler.o dm-mpath.o
+dm-multipath-y			:= dm-mpath-registry.o dm-path-selector.o dm-hw-handler.o \
+				   dm-mpath.o
 obj-$(CONFIG_DM_MULTIPATH)	+= dm-multipath.o dm-round-robin.o
 obj-$(CONFIG_DM_MULTIPATH_EMC)	+= dm-emc.o
 

@@ -16,20 +16,6 @@ TABLE="0 $S multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1"
 pat=/tmp/pattern.$$
 head -c 1M /dev/urandom >"$pat"
 
-qsize() { dmsetup status mps | awk '{print $5}'; }
-qsize_is() { [ "$(qsize)" = "$1" ]; }
-writers() {
-	local i
-	WPIDS=()
-	for i in 0 1 2 3; do
-		dd if="$pat" of=/dev/mapper/mps bs=64k skip=$((i * 4)) seek=$((i * 4)) count=4 \
-			oflag=direct conv=notrunc status=none 2>"/tmp/dd.$i.err" &
-		WPIDS+=($!)
-	done
-}
-all_done() { local p; for p in "${WPIDS[@]}"; do kill -0 "$p" 2>/dev/null && return 1; done; return 0; }
-none_done() { local p; for p in "${WPIDS[@]}"; do kill -0 "$p" 2>/dev/null || return 1; done; return 0; }
-exits() { local p s=""; for p in "${WPIDS[@]}"; do wait "$p"; s+="$? "; done; echo "$s"; }
 zero() { dd if=/dev/zero of=/dev/mapper/mps bs=64k count=16 oflag=direct status=none; }
 fail_both() { dmsetup message mps 0 fail_path "$A" && dmsetup message mps 0 fail_path "$B"; }
 
@@ -37,32 +23,32 @@ check "create map with queue_if_no_path" dm_create mps "$TABLE"
 
 diag "flush suspend with queued I/O"
 check "fail both paths" fail_both
-writers
-check "4 bios queued" wait_until 30 qsize_is 4
+writers mps "$pat"
+check "4 bios queued" wait_until 30 queue_size_is mps 4
 check "flush suspend completes" timeout 60 dmsetup suspend mps
-check "the queued writers were failed" wait_until 30 all_done
-check_eq "every writer got an error" "1 1 1 1 " "$(exits)"
+check "the queued writers were failed" wait_until 30 writers_all_done
+check_eq "every writer got an error" "1 1 1 1 " "$(writers_exits)"
 check_match "EIO" "Input/output error" "$(cat /tmp/dd.0.err)"
 check "resume" dmsetup resume mps
 check_match "queue_if_no_path kept across the suspend" "multipath 1 queue_if_no_path " "$(dmsetup table mps)"
-writers
-check "after resume, I/O with no path queues again" wait_until 30 qsize_is 4
+writers mps "$pat"
+check "after resume, I/O with no path queues again" wait_until 30 queue_size_is mps 4
 check "reinstate both paths" sh -c "dmsetup message mps 0 reinstate_path $A && dmsetup message mps 0 reinstate_path $B"
-check "the writers finish" wait_until 60 all_done
-check_eq "every writer succeeded" "0 0 0 0 " "$(exits)"
+check "the writers finish" wait_until 60 writers_all_done
+check_eq "every writer succeeded" "0 0 0 0 " "$(writers_exits)"
 
 diag "noflush suspend + reload with queued I/O"
 check "zero the test area" zero
 check "fail both paths" fail_both
-writers
-check "4 bios queued" wait_until 30 qsize_is 4
+writers mps "$pat"
+check "4 bios queued" wait_until 30 queue_size_is mps 4
 check "noflush suspend completes" timeout 60 dmsetup suspend --noflush mps
 sleep 1
-check "the writers are still waiting (not failed)" none_done
+check "the writers are still waiting (not failed)" writers_none_done
 check "reload a table with usable paths" dm_reload mps "$TABLE"
 check "resume onto the new table" dmsetup resume mps
-check "the writers finish" wait_until 60 all_done
-check_eq "every writer succeeded" "0 0 0 0 " "$(exits)"
+check "the writers finish" wait_until 60 writers_all_done
+check_eq "every writer succeeded" "0 0 0 0 " "$(writers_exits)"
 check "data written across the reload is correct" \
 	sh -c "dd if=/dev/mapper/mps bs=64k count=16 iflag=direct status=none | cmp - $pat"
 check_match "new table: all paths active, no fail counts" " $A A 0 $B A 0 $" "$(dmsetup status mps)"
@@ -70,27 +56,27 @@ check_match "new table: all paths active, no fail counts" " $A A 0 $B A 0 $" "$(
 diag "noflush suspend and resume without a reload"
 check "zero the test area" zero
 check "fail both paths" fail_both
-writers
-check "4 bios queued" wait_until 30 qsize_is 4
+writers mps "$pat"
+check "4 bios queued" wait_until 30 queue_size_is mps 4
 check "noflush suspend" timeout 60 dmsetup suspend --noflush mps
 check "resume the same table" dmsetup resume mps
-check "the bios are queued in the target again" wait_until 30 qsize_is 4
-check "the writers are still waiting" none_done
+check "the bios are queued in the target again" wait_until 30 queue_size_is mps 4
+check "the writers are still waiting" writers_none_done
 check "reinstate a path" dmsetup message mps 0 reinstate_path "$B"
-check "the writers finish" wait_until 60 all_done
-check_eq "every writer succeeded" "0 0 0 0 " "$(exits)"
+check "the writers finish" wait_until 60 writers_all_done
+check_eq "every writer succeeded" "0 0 0 0 " "$(writers_exits)"
 check "data correct" sh -c "dd if=/dev/mapper/mps bs=64k count=16 iflag=direct status=none | cmp - $pat"
 dm_remove mps
 
 diag "noflush reload from a map with no priority groups"
 check "create a map with no PGs, queue_if_no_path" dm_create mps "0 $S multipath 1 queue_if_no_path 0 0 0"
-writers
-check "4 bios queued on the empty map" wait_until 30 qsize_is 4
+writers mps "$pat"
+check "4 bios queued on the empty map" wait_until 30 queue_size_is mps 4
 check "noflush suspend" timeout 60 dmsetup suspend --noflush mps
 check "reload with the paths" dm_reload mps "$TABLE"
 check "resume" dmsetup resume mps
-check "the writers finish" wait_until 60 all_done
-check_eq "every writer succeeded" "0 0 0 0 " "$(exits)"
+check "the writers finish" wait_until 60 writers_all_done
+check_eq "every writer succeeded" "0 0 0 0 " "$(writers_exits)"
 check "data correct" sh -c "dd if=/dev/mapper/mps bs=64k count=16 iflag=direct status=none | cmp - $pat"
 
 diag "suspend/resume and reloads under running I/O"

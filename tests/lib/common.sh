@@ -146,3 +146,24 @@ dm_remove() {
 	done
 	dmsetup remove --force "$1"
 }
+
+# ---- I/O held by a map ------------------------------------------------------
+# queue_size MAP: bios MAP holds for want of a path (INFO status field 5).
+queue_size() { dmsetup status "$1" | awk '{print $5}'; }
+queue_size_is() { [ "$(queue_size "$1")" = "$2" ]; }
+# writers MAP PATTERN: 4 concurrent writers of 256 KiB each (64 KiB direct
+# writes) of PATTERN to MAP at the same offsets, so that 4 bios are
+# outstanding at once; their PIDs in WPIDS.
+writers() {
+	local i
+	WPIDS=()
+	for i in 0 1 2 3; do
+		dd if="$2" of="/dev/mapper/$1" bs=64k skip=$((i * 4)) seek=$((i * 4)) count=4 \
+			oflag=direct conv=notrunc status=none 2>"/tmp/dd.$i.err" &
+		WPIDS+=($!)
+	done
+}
+writers_all_done() { local p; for p in "${WPIDS[@]}"; do kill -0 "$p" 2>/dev/null && return 1; done; return 0; }
+writers_none_done() { local p; for p in "${WPIDS[@]}"; do kill -0 "$p" 2>/dev/null || return 1; done; return 0; }
+# writers_exits: their exit statuses, "0 0 0 0 " when all succeeded.
+writers_exits() { local p s=""; for p in "${WPIDS[@]}"; do wait "$p"; s+="$? "; done; echo "$s"; }

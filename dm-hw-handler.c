@@ -14,7 +14,11 @@
 #include "dm-hw-handler.h"
 #include "dm-mpath-registry.h"
 
-static DM_MPATH_REGISTRY(handlers, "hardware handler");
+static struct dm_mpath_registry handlers = {
+	.entries = LIST_HEAD_INIT(handlers.entries),
+	.lock = __MUTEX_INITIALIZER(handlers.lock),
+	.kind = "hardware handler",
+};
 
 struct hw_handler_type *dm_get_hw_handler(const char *name)
 {

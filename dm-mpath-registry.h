@@ -17,13 +17,6 @@ struct dm_mpath_registry {
 	const char *kind;	/* "path selector", for log lines */
 };
 
-#define DM_MPATH_REGISTRY(var, kind_name)				\
-	struct dm_mpath_registry var = {				\
-		.entries = LIST_HEAD_INIT(var.entries),			\
-		.lock = __MUTEX_INITIALIZER(var.lock),			\
-		.kind = kind_name,					\
-	}
-
 /*
  * A type is registered under @name, owned by @owner; @type is the caller's
  * ops table, handed back by dm_mpath_registry_get().

@@ -12,7 +12,11 @@
 #include "dm-mpath-registry.h"
 #include "dm-path-selector.h"
 
-static DM_MPATH_REGISTRY(selectors, "path selector");
+static struct dm_mpath_registry selectors = {
+	.entries = LIST_HEAD_INIT(selectors.entries),
+	.lock = __MUTEX_INITIALIZER(selectors.lock),
+	.kind = "path selector",
+};
 
 struct path_selector_type *dm_get_path_selector(const char *name)
 {

@@ -87,32 +87,7 @@ static void case_seed(uint64_t kind, long k)
 	rnd();
 }
 
-/* ---- strings ---- */
-struct sb {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct sb *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		size_t room = b->cap - b->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
-		va_end(ap);
-		if (b->s && (size_t)n < room)
-			break;
-		b->cap = 2 * (b->cap + n + 64);
-		b->s = realloc(b->s, b->cap);
-		if (!b->s)
-			abort();
-	}
-	b->len += n;
-}
+/* ---- strings: struct sb and sb_add() are in oracle.c ---- */
 
 static void sb_reset(struct sb *b)
 {

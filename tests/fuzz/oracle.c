@@ -28,12 +28,8 @@
 #include <strings.h>
 #include <sys/sysmacros.h>
 
-struct sb {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct sb *b, const char *fmt, ...)
+/* Append printf-style to a growing string. */
+void sb_add(struct sb *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;

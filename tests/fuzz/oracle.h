@@ -34,4 +34,13 @@ void table_expect_free(struct table_expect *e);
 /* round-robin's default repeat_count. */
 #define OR_RR_REPEAT 1000
 
+/* A growing string (the canonical tables are built in one). */
+struct sb {
+	char *s;
+	size_t len, cap;
+};
+
+void sb_add(struct sb *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 #endif

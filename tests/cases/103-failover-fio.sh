@@ -20,6 +20,15 @@ path_state() { dmsetup status mpf | awk -v d="$1" '{for (i = 1; i < NF; i++) if 
 is_failed() { [ "$(path_state "$1")" = F ]; }
 io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }
 running() { kill -0 "$FIO_PID" 2>/dev/null; }
+# io_window WHEN: I/O completed per path in 3 s (into IO[]), fio still running
+io_window() {
+	local i before=()
+	for i in "${!N[@]}"; do before+=("$(io_of "${N[$i]}")"); done
+	sleep 3
+	check "fio still running $1" running
+	IO=()
+	for i in "${!N[@]}"; do IO+=($(($(io_of "${N[$i]}") - before[i]))); done
+}
 
 fio --name=failover --filename=/dev/mapper/mpf --direct=1 --ioengine=libaio \
 	--iodepth=8 --bs=4k --rw=randwrite --size=48M --verify=crc32c \
@@ -40,16 +49,10 @@ check "I/O error on offlined ${N[2]} fails it" wait_until 30 is_failed "${P[2]}"
 check_match "INFO status: three paths failed, the last active" \
 	" ${P[0]} F 1 ${P[1]} F 1 ${P[2]} F 1 ${P[3]} A 0 $" "$(dmsetup status mpf)"
 check "fio still running on the last path" running
-before=()
-for n in "${N[@]}"; do before+=("$(io_of "$n")"); done
-sleep 3
-check "fio still running after 3 s on the last path" running
-after=()
-for n in "${N[@]}"; do after+=("$(io_of "$n")"); done
-diag "I/O in 3 s on one path: ${N[0]}=$((after[0] - before[0])) ${N[1]}=$((after[1] - before[1])) ${N[2]}=$((after[2] - before[2])) ${N[3]}=$((after[3] - before[3]))"
-check_eq "no I/O completes on the failed paths" "0 0 0" \
-	"$((after[0] - before[0])) $((after[1] - before[1])) $((after[2] - before[2]))"
-check "the last path carries the I/O" test $((after[3] - before[3])) -gt 10
+io_window "after 3 s on the last path"
+diag "I/O in 3 s on one path: ${N[0]}=${IO[0]} ${N[1]}=${IO[1]} ${N[2]}=${IO[2]} ${N[3]}=${IO[3]}"
+check_eq "no I/O completes on the failed paths" "0 0 0" "${IO[0]} ${IO[1]} ${IO[2]}"
+check "the last path carries the I/O" test "${IO[3]}" -gt 10
 check_match "kernel log names each failed path" \
 	"failing path ${P[0]}.*failing path ${P[1]}.*failing path ${P[2]}" "$(kmsg_since | tr '\n' ' ')"
 
@@ -61,15 +64,10 @@ for i in 0 1 2; do
 done
 check_match "INFO status: all paths active again" \
 	" ${P[0]} A 1 ${P[1]} A 1 ${P[2]} A 1 ${P[3]} A 0 $" "$(dmsetup status mpf)"
-before=()
-for n in "${N[@]}"; do before+=("$(io_of "$n")"); done
-sleep 3
-check "fio still running after reinstatement" running
-after=()
-for n in "${N[@]}"; do after+=("$(io_of "$n")"); done
-diag "I/O in 3 s after reinstatement: ${N[0]}=$((after[0] - before[0])) ${N[1]}=$((after[1] - before[1])) ${N[2]}=$((after[2] - before[2])) ${N[3]}=$((after[3] - before[3]))"
+io_window "after reinstatement"
+diag "I/O in 3 s after reinstatement: ${N[0]}=${IO[0]} ${N[1]}=${IO[1]} ${N[2]}=${IO[2]} ${N[3]}=${IO[3]}"
 for i in 0 1 2; do
-	check "reinstated ${N[$i]} carries I/O again" test $((after[i] - before[i])) -gt 0
+	check "reinstated ${N[$i]} carries I/O again" test "${IO[$i]}" -gt 0
 done
 
 diag "step 5: fail_path of each path in turn while fio runs"

@@ -12,15 +12,7 @@ source "$REPO/tests/lib/common.sh"
 source "$REPO/tests/fuzz/fuzz-lib.sh"
 
 N=${FUZZ_TABLES:-6000}
-seed=$(fuzz_seed)
-diag "seed $seed: replay with GUEST_CMDLINE=mptest.fuzzseed=$seed, one case with" \
-	"'dm-fuzz tables --seed $seed --only K DEVS' (64 null_blk devices)"
-
-check "dm-fuzz builds" fuzz_build || exit 1
-fuzz_nullb_up 64 || { tap_fail "64 null_blk path devices"; exit 1; }
-on_exit fuzz_nullb_down
-on_exit mp_mods_unload
-on_exit "dmsetup remove fzx"
+fuzz_begin tables 64 fzx || exit 1
 mp_mods_load && modprobe dm-emc || { tap_fail "modules load"; exit 1; }
 check "path devices signed" "$FUZZ" sign "${NB_DEVS[@]}" || exit 1
 
@@ -34,7 +26,7 @@ old_modprobe=$(cat /proc/sys/kernel/modprobe)
 on_exit "echo $old_modprobe >/proc/sys/kernel/modprobe"
 echo /nonexistent/modprobe >/proc/sys/kernel/modprobe
 t0=$SECONDS
-"$FUZZ" tables --seed "$seed" --cases "$N" "${NB_DEVS[@]}" >/tmp/fuzz.out 2>&1
+"$FUZZ" tables --seed "$SEED" --cases "$N" "${NB_DEVS[@]}" >/tmp/fuzz.out 2>&1
 rc=$?
 echo "$old_modprobe" >/proc/sys/kernel/modprobe
 diag "dm-fuzz ran $((SECONDS - t0)) s"
@@ -60,7 +52,7 @@ check "some valid tables were made live and read through ($live)" test "${live:-
 # The same judgement through dmsetup, for a sample (a second a call here).
 # From "/": the generated tables name some paths relative to it ("dev/nullbN").
 cd / || exit 1
-"$FUZZ" emit --seed "$seed" --first 100000 --cases 24 "${NB_DEVS[@]}" >/tmp/fuzz.emit
+"$FUZZ" emit --seed "$SEED" --first 100000 --cases 24 "${NB_DEVS[@]}" >/tmp/fuzz.emit
 ok=0 bad=0
 while IFS=$'\t' read -r k verdict canon table; do
 	if dmsetup create fzx --table "0 2048 multipath $table" </dev/null >/dev/null 2>&1; then

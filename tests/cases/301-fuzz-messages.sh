@@ -11,20 +11,12 @@ source "$REPO/tests/lib/common.sh"
 source "$REPO/tests/fuzz/fuzz-lib.sh"
 
 N=${FUZZ_MESSAGES:-8000}
-seed=$(fuzz_seed)
-diag "seed $seed: replay with GUEST_CMDLINE=mptest.fuzzseed=$seed, one case with" \
-	"'dm-fuzz messages --seed $seed --only K DEVS' (8 null_blk devices)"
-
-check "dm-fuzz builds" fuzz_build || exit 1
-fuzz_nullb_up 8 || { tap_fail "8 null_blk path devices"; exit 1; }
-on_exit fuzz_nullb_down
-on_exit mp_mods_unload
-on_exit "dmsetup remove dmfuzz-m"
+fuzz_begin messages 8 dmfuzz-m || exit 1
 mp_mods_load || { tap_fail "modules load"; exit 1; }
 check "path devices signed" "$FUZZ" sign "${NB_DEVS[@]}" || exit 1
 
 t0=$SECONDS
-"$FUZZ" messages --seed "$seed" --cases "$N" "${NB_DEVS[@]}" >/tmp/fuzz.out 2>&1
+"$FUZZ" messages --seed "$SEED" --cases "$N" "${NB_DEVS[@]}" >/tmp/fuzz.out 2>&1
 rc=$?
 diag "dm-fuzz ran $((SECONDS - t0)) s"
 grep -A 4 '^FAIL' /tmp/fuzz.out | head -n 80 | sed 's/^/# /'

@@ -25,15 +25,7 @@ fuzz_nullb_up() {
 	NB_DEVS=()
 	for ((i = 0; i < n; i++)); do NB_DEVS+=("/dev/nullb$i"); done
 }
-fuzz_nullb_down() {
-	local i
-	for i in $(seq 50); do
-		[ -d /sys/module/null_blk ] || return 0
-		modprobe -r null_blk 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
+fuzz_nullb_down() { mod_unload_retry null_blk; }
 
 # A seed: FUZZ_SEED, or mptest.fuzzseed= on the guest command line, or new.
 fuzz_seed() {
@@ -45,4 +37,18 @@ fuzz_seed() {
 # The field after WORD in dm-fuzz's summary line ("... 5000 cases ...").
 fuzz_field() { # fuzz_field SUMMARY WORD
 	sed -n "s/.* \([0-9][0-9]*\) $2.*/\1/p" <<<"$1" | head -n1
+}
+
+# fuzz_begin MODE NDEVS MAP: the common start of a fuzz scenario: a seed
+# (in SEED, with how to replay it), dm-fuzz built, NDEVS signed-to-be
+# null_blk devices in NB_DEVS, and cleanup of them, our modules and MAP.
+fuzz_begin() {
+	SEED=$(fuzz_seed)
+	diag "seed $SEED: replay with GUEST_CMDLINE=mptest.fuzzseed=$SEED, one case with" \
+		"'dm-fuzz $1 --seed $SEED --only K DEVS' ($2 null_blk devices)"
+	check "dm-fuzz builds" fuzz_build || return 1
+	fuzz_nullb_up "$2" || { tap_fail "$2 null_blk path devices"; return 1; }
+	on_exit fuzz_nullb_down
+	on_exit mp_mods_unload
+	on_exit "dmsetup remove $3"
 }

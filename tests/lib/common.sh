@@ -96,15 +96,18 @@ sdebug_up() {
 		wait_until 10 test -b "$d" || return 1
 	done
 }
-sdebug_down() {
+# mod_unload_retry MODULE: unload it, retrying for up to 10 s while its
+# devices are still being released (udev, a closing opener).
+mod_unload_retry() {
 	local i
 	for i in $(seq 50); do
-		[ -d /sys/module/scsi_debug ] || return 0
-		modprobe -r scsi_debug 2>/dev/null && return 0
+		[ -d "/sys/module/$1" ] || return 0
+		modprobe -r "$1" 2>/dev/null && return 0
 		sleep 0.2
 	done
 	return 1
 }
+sdebug_down() { mod_unload_retry scsi_debug; }
 
 devnum() { # devnum /dev/sdX -> MAJ:MIN
 	local s

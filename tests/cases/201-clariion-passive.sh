@@ -39,6 +39,7 @@ check_match "sg_turs on B0 reports manual intervention required" 'manual interve
 	"$(sg_turs -v "$B0" 2>&1)"
 
 # Through the block layer: the bio fails with EIO, the kernel logs the sense.
+kmsg_ratelimit_settle
 kmsg_mark
 check_fail "dd read through B0 fails" dd if="$B0" of=/dev/null bs=4k count=1 iflag=direct
 check_match "kernel logged 04/03 for B0" 'manual intervention required' "$(kmsg_since)"

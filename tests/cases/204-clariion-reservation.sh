@@ -35,6 +35,7 @@ check_eq "  reservation kept by A0" A0 "$(cl_ctl reservation)"
 check_eq "B0 media still conflicts (reserved by A0)" conflict "$(scsi_result -r 512 "$B0" 28 00 00 00 00 00 00 00 01 00)"
 check_eq "A0 (holder) is now passive" "check 02/04/03" "$(scsi_result "$A0" 00 00 00 00 00 00)"
 
+kmsg_ratelimit_settle
 kmsg_mark
 out=$(dd if="$B0" of=/dev/null bs=4k count=1 iflag=direct 2>&1)
 rc=$?

@@ -65,6 +65,12 @@ kmsg_mark() {
 	_KMSG_SEQ=$((_KMSG_SEQ + 1))
 	echo "mptest-mark $$ $_KMSG_SEQ" >/dev/kmsg
 }
+# The SCSI midlayer logs a failed command's result and sense under one
+# shared ratelimit (DEFAULT_RATELIMIT_INTERVAL 5 s, burst 10): after other
+# failing commands, e.g. the partition scan of a passive path, the line a
+# scenario looks for can be suppressed. Waiting out one interval first
+# guarantees a fresh burst.
+kmsg_ratelimit_settle() { sleep 5.2; }
 kmsg_since() { # kernel log lines after the last kmsg_mark
 	dmesg --notime | sed -n "/mptest-mark $$ $_KMSG_SEQ\$/,\$p" | sed 1d
 }

@@ -21,7 +21,7 @@ KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 MODULES	:= dm-multipath.ko dm-round-robin.ko dm-emc.ko
 
 .PHONY: all modules test-modules emulator deps check demo soak bench \
-	check-debug clean
+	check-debug clean-modules clean
 
 all: modules
 
@@ -53,17 +53,27 @@ demo: modules
 bench: modules
 	@bench/run-bench $(if $(QUICK),--quick)
 
-# Fault-injection soak under verified I/O (DURATION=20m; KERNEL=debug).
+# Fault-injection soak under verified I/O (DURATION=20m; KERNEL=debug: on
+# the debug kernel, with modules built against it by debug/check-debug).
+ifeq ($(KERNEL),debug)
+soak:
+	@debug/check-debug --soak $(or $(DURATION),5m)
+else
 soak: modules test-modules emulator
 	@tests/soak/run-soak $(if $(DURATION),--duration $(DURATION))
+endif
 
 # The whole suite and a short soak on a debug kernel (lockdep, KASAN, ...).
 check-debug:
 	@debug/check-debug
 
-clean:
+# The kernel modules' build products only (tests/static-checks rebuilds
+# with each gate's flags; .build/ holds other runs' results and caches).
+clean-modules:
 	$(MAKE) -C $(KDIR) M=$(SRCDIR) clean
 	$(MAKE) -C $(KDIR) M=$(SRCDIR)/tests/modules clean
+
+clean: clean-modules
 	$(MAKE) -C tests/clariion clean
 	rm -rf .build
 

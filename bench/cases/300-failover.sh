@@ -60,18 +60,7 @@ run_failovers() { # run_failovers IMPL
 		--log_alternate_epoch=1 --log_alternate_epoch_clock_id=1 \
 		--output-format=json --output="/tmp/$tag.json" >/dev/null 2>"/tmp/$tag.err" &
 	fio_pid=$!
-	# Wait for I/O to flow, without forking (each fork is a trip to the
-	# host over 9p) and without trusting guest seconds: under icount the
-	# clock leaps ahead while the guest idles waiting for the host.
-	local n0 n1 started=0
-	read -r n0 _ <"/sys/block/$A/stat"
-	for ((i = 0; i < 20000; i++)); do
-		kill -0 "$fio_pid" 2>/dev/null || break
-		read -r n1 _ <"/sys/block/$A/stat"
-		if ((n1 - n0 > 1000)); then started=1; break; fi
-		bsleep 0.01
-	done
-	if [ $started = 0 ]; then
+	if ! reads_flowing "$A" 1000 "$fio_pid"; then
 		tap_fail "$impl: I/O did not start" "$(tail -n 3 "/tmp/$tag.err")"
 		kill -9 "$fio_pid" 2>/dev/null; wait "$fio_pid"
 		tracing_reset; impl_dev_remove "$dev"

@@ -23,7 +23,7 @@ check "null_blk path device" nullb_make bp0 size=4096 queue_mode=2 irqmode=1 \
 PATHDEV=/dev/bp0
 
 profile_one() { # profile_one IMPL
-	local impl=$1 dev kn fio_pid a started=0 i n0 n1 out=/tmp/profile-$1.data
+	local impl=$1 dev kn fio_pid a n0 n1 out=/tmp/profile-$1.data
 	mods_use "$(impl_mods "$impl")" || { tap_fail "$impl: load modules"; return 1; }
 	dev=$(impl_dev "$impl" prof "$PATHDEV") || { tap_fail "$impl: create map"; return 1; }
 	kn=$(kname "$dev")
@@ -33,14 +33,7 @@ profile_one() { # profile_one IMPL
 		--runtime=3600 --output-format=json --output=/tmp/prof-$impl.json \
 		>/dev/null 2>/tmp/prof-$impl.err &
 	fio_pid=$!
-	read -r n0 _ <"/sys/block/$kn/stat"
-	for ((i = 0; i < 20000; i++)); do
-		kill -0 "$fio_pid" 2>/dev/null || break
-		read -r n1 _ <"/sys/block/$kn/stat"
-		if ((n1 - n0 > 5000)); then started=1; break; fi
-		bsleep 0.01
-	done
-	if [ $started = 1 ]; then
+	if reads_flowing "$kn" 5000 "$fio_pid"; then
 		bsleep 0.3
 		progress "profile $impl: perf record"
 		read -r n0 _ _ _ _ _ _ _ _ _ <"/sys/block/$kn/stat"
@@ -51,7 +44,7 @@ profile_one() { # profile_one IMPL
 		# Module addresses while this impl's modules are loaded.
 		cat /proc/kallsyms >"$BENCH_OUT/raw/kallsyms-$impl"
 	else
-		a=started=0
+		a="I/O did not start"
 	fi
 	kill -INT "$fio_pid" 2>/dev/null
 	wait "$fio_pid"

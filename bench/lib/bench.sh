@@ -192,6 +192,23 @@ bench_maps_remove() {
 }
 
 # Kernel name (dm-N, nullbX, sdX) of a block device node.
+# reads_flowing KNAME MIN PID: wait (0.01 s polls, at most 20000) until
+# more than MIN reads have completed on /sys/block/KNAME since the call;
+# 1 if PID exits first or they never do. Without forking (each fork is a
+# trip to the host over 9p) and without trusting guest seconds: under
+# icount the clock leaps ahead while the guest idles waiting for the host.
+reads_flowing() {
+	local kn=$1 min=$2 pid=$3 n0 n1 i
+	read -r n0 _ <"/sys/block/$kn/stat" || return 1
+	for ((i = 0; i < 20000; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 1
+		read -r n1 _ <"/sys/block/$kn/stat" || return 1
+		((n1 - n0 > min)) && return 0
+		bsleep 0.01
+	done
+	return 1
+}
+
 kname() { basename "$(readlink -f "/sys/dev/block/$(devnum "$1")")"; }
 
 # ---- null_blk devices (configfs) -----------------------------------------

@@ -18,9 +18,14 @@ fuzz_build() {
 
 # fuzz_nullb_up N: N memory-backed null_blk devices, each with its own data
 # (the fuzzer signs each, so a read shows which path served it). Sets NB_DEVS.
+# blocking=1: memory_backed null_blk allocates its pages (GFP_NOIO, may
+# sleep) in queue_rq, which a non-blocking queue runs under rcu_read_lock;
+# the debug kernel reports that as "sleeping function called from invalid
+# context" in null_insert_page. A blocking queue runs queue_rq where it may
+# sleep.
 fuzz_nullb_up() {
 	local n=$1 i
-	modprobe null_blk nr_devices="$n" gb=1 memory_backed=1 shared_tags=1 || return 1
+	modprobe null_blk nr_devices="$n" gb=1 memory_backed=1 blocking=1 shared_tags=1 || return 1
 	wait_until 120 test -b "/dev/nullb$((n - 1))" || return 1
 	NB_DEVS=()
 	for ((i = 0; i < n; i++)); do NB_DEVS+=("/dev/nullb$i"); done

@@ -3,7 +3,8 @@
 # scenarios did, and lockdep still alive (it switches itself off after its
 # first report or when a table overflows, which would have made every later
 # scenario unchecked).  Must run after every scenario that loads our
-# modules and before 499 (which switches lockdep off on purpose).
+# modules (numbered below 490) and before the self-tests 491-495 (the
+# lockdep one switches lockdep off on purpose, and so does any KASAN report).
 #
 # Any leak fails; records whose backtrace names our modules are called out.
 # A leak allocated by a module that has been unloaded since shows a bare

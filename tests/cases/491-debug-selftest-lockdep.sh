@@ -3,8 +3,9 @@
 # must produce a lockdep report, and the judge must flag it.  This scenario
 # passes only because the judge flags it.
 #
-# Lockdep switches itself off after its first report, so this must be the
-# last scenario of a debug run (nothing after it would be lock-checked).
+# Lockdep switches itself off after its first report (and after a KASAN
+# report), so this runs after every real scenario and 490's lockdep-live
+# check, and before the KASAN self-test (492).
 # requires: debug-kernel
 # expect-judge: possible circular locking dependency
 # timeout: 120

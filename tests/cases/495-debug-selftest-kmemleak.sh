@@ -5,7 +5,7 @@
 #
 # Real leaks must not hide behind that expectation: the scan before the
 # planted leak must come back empty, or this scenario fails on its own.
-# Afterwards "clear" retires the reported objects, so 498's end-of-run scan
+# Afterwards "clear" retires the reported objects, so a later kmemleak scan
 # does not see the planted leak again.
 # requires: debug-kernel
 # expect-judge: kmemleak: unreferenced object 0x[0-9a-f]+ \(size 128\)

@@ -11,7 +11,7 @@
 source "$REPO/tests/lib/common.sh"
 source "$REPO/tests/fuzz/fuzz-lib.sh"
 
-N=${FUZZ_TABLES:-6000}
+N=$(fuzz_count tables 6000)
 fuzz_begin tables 64 fzx || exit 1
 mp_mods_load && modprobe dm-emc || { tap_fail "modules load"; exit 1; }
 check "path devices signed" "$FUZZ" sign "${NB_DEVS[@]}" || exit 1

@@ -10,7 +10,7 @@
 source "$REPO/tests/lib/common.sh"
 source "$REPO/tests/fuzz/fuzz-lib.sh"
 
-N=${FUZZ_MESSAGES:-8000}
+N=$(fuzz_count messages 8000)
 fuzz_begin messages 8 dmfuzz-m || exit 1
 mp_mods_load || { tap_fail "modules load"; exit 1; }
 check "path devices signed" "$FUZZ" sign "${NB_DEVS[@]}" || exit 1

@@ -1367,6 +1367,20 @@ static int send_msg(const char *msg)
 	return dmio_message(MNAME, 0, msg, NULL);
 }
 
+/* "fail_path D" or "reinstate_path D" for every path, in the model too. */
+static void all_paths(const char *verb, int active)
+{
+	char m[128];
+
+	for (int p = 0; p < mm.np; p++) {
+		snprintf(m, sizeof(m), "%s %s", verb, devs[p].path);
+		send_msg(m);
+		if (!active && mm.active[p])
+			mm.fc[p]++;	/* as the kernel counts it */
+		mm.active[p] = active;
+	}
+}
+
 /* Read through the map and judge the answer by the model. */
 static void probe_map(long k, struct mstats *st)
 {
@@ -1524,14 +1538,26 @@ static void run_messages(long first, long n)
 		status_check(k, NULL);
 		if (pct(12) || (x.act == MA_SWITCH && pct(50)))
 			probe_map(k, &st);
+		if (k % 1000 == 599) {
+			/*
+			 * Random messages rarely fail every path: make sure
+			 * each run reads with no path under both policies
+			 * (EIO; queued, then released).
+			 */
+			all_paths("fail_path", 0);
+			send_msg("fail_if_no_path");
+			mm.queue = 0;
+			status_check(k, NULL);
+			probe_map(k, &st);
+			send_msg("queue_if_no_path");
+			mm.queue = 1;
+			status_check(k, NULL);
+			probe_map(k, &st);
+		}
 		if (k % 200 == 199) {	/* back to all paths, all groups */
 			char m[128];
 
-			for (int p = 0; p < mm.np; p++) {
-				snprintf(m, sizeof(m), "reinstate_path %s", devs[p].path);
-				send_msg(m);
-				mm.active[p] = 1;
-			}
+			all_paths("reinstate_path", 1);
 			for (g = 1; g <= mm.npg; g++) {
 				snprintf(m, sizeof(m), "enable_group %d", g);
 				send_msg(m);

@@ -32,6 +32,15 @@ fuzz_nullb_up() {
 }
 fuzz_nullb_down() { mod_unload_retry null_blk; }
 
+# fuzz_count KIND DEFAULT: how many cases: FUZZ_TABLES / FUZZ_MESSAGES, or
+# mptest.fuzztables= / mptest.fuzzmessages= on the guest command line (make
+# soak sets them: many more cases than make check), or DEFAULT.
+fuzz_count() {
+	local v env=FUZZ_${1^^}
+	v=${!env:-$(sed -n "s/.*mptest\.fuzz$1=\([0-9]*\).*/\1/p" /proc/cmdline)}
+	echo "${v:-$2}"
+}
+
 # A seed: FUZZ_SEED, or mptest.fuzzseed= on the guest command line, or new.
 fuzz_seed() {
 	local s

@@ -191,7 +191,6 @@ bench_maps_remove() {
 	done
 }
 
-# Kernel name (dm-N, nullbX, sdX) of a block device node.
 # reads_flowing KNAME MIN PID: wait (0.01 s polls, at most 20000) until
 # more than MIN reads have completed on /sys/block/KNAME since the call;
 # 1 if PID exits first or they never do. Without forking (each fork is a
@@ -209,6 +208,7 @@ reads_flowing() {
 	return 1
 }
 
+# Kernel name (dm-N, nullbX, sdX) of a block device node.
 kname() { basename "$(readlink -f "/sys/dev/block/$(devnum "$1")")"; }
 
 # ---- null_blk devices (configfs) -----------------------------------------

@@ -37,14 +37,14 @@ fuzz_nullb_down() { mod_unload_retry null_blk; }
 # soak sets them: many more cases than make check), or DEFAULT.
 fuzz_count() {
 	local v env=FUZZ_${1^^}
-	v=${!env:-$(sed -n "s/.*mptest\.fuzz$1=\([0-9]*\).*/\1/p" /proc/cmdline)}
+	v=${!env:-$(cmdline_num "fuzz$1")}
 	echo "${v:-$2}"
 }
 
 # A seed: FUZZ_SEED, or mptest.fuzzseed= on the guest command line, or new.
 fuzz_seed() {
 	local s
-	s=${FUZZ_SEED:-$(sed -n 's/.*mptest\.fuzzseed=\([0-9]*\).*/\1/p' /proc/cmdline)}
+	s=${FUZZ_SEED:-$(cmdline_num fuzzseed)}
 	echo "${s:-$(( $(date +%s%N) % 1000000007 ))}"
 }
 

@@ -38,6 +38,10 @@ check_match() { # check_match DESC REGEX STRING
 	if [[ $3 =~ $2 ]]; then tap_ok "$1"; else tap_fail "$1" "regex:  '$2'" "string: '${3:0:500}'"; return 1; fi
 }
 
+# cmdline_num NAME: the number N of mptest.NAME=N on the guest's kernel
+# command line (how run-suite's GUEST_CMDLINE reaches a scenario), or "".
+cmdline_num() { sed -n "s/.*mptest\.$1=\([0-9]*\).*/\1/p" /proc/cmdline; }
+
 # ---- time ---------------------------------------------------------------
 # The debug kernel (KASAN, lockdep, kmemleak) runs 5-10x slower under TCG:
 # every wait_until bound is stretched there, so that a bound sized for the

@@ -533,7 +533,7 @@ restore_all() {
 # (run-soak passes them through GUEST_CMDLINE), else DEFAULT.
 soak_param() {
 	local v
-	v=$(sed -n "s/.*mptest\.soak$1=\([0-9]*\).*/\1/p" /proc/cmdline)
+	v=$(cmdline_num "soak$1")
 	echo "${v:-$2}"
 }
 

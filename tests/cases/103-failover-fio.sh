@@ -30,8 +30,10 @@ io_window() {
 	for i in "${!N[@]}"; do IO+=($(($(io_of "${N[$i]}") - before[i]))); done
 }
 
+# 2 loops of $MIB MiB each: long enough to outlast the steps below on either kernel.
+MIB=$(per_kernel 48 16)
 fio --name=failover --filename=/dev/mapper/mpf --direct=1 --ioengine=libaio \
-	--iodepth=8 --bs=4k --rw=randwrite --size=48M --verify=crc32c \
+	--iodepth=8 --bs=4k --rw=randwrite --size=${MIB}M --verify=crc32c \
 	--verify_backlog=512 --verify_fatal=1 --loops=2 \
 	--output-format=json --output=/tmp/fio-failover.json &
 FIO_PID=$!
@@ -92,8 +94,8 @@ check_eq "fio total_err" 0 "$(jq '.jobs[0].total_err // 0' $J)"
 wbytes=$(jq '.jobs[0].write.io_bytes' $J)
 rbytes=$(jq '.jobs[0].read.io_bytes' $J)
 diag "fio wrote $wbytes bytes, read (verified) $rbytes bytes"
-check_eq "fio wrote everything (2 loops of 48 MiB)" $((2 * 48 * 1048576)) "$wbytes"
-check_eq "fio read back and verified everything" $((2 * 48 * 1048576)) "$rbytes"
+check_eq "fio wrote everything (2 loops of $MIB MiB)" $((2 * MIB * 1048576)) "$wbytes"
+check_eq "fio read back and verified everything" $((2 * MIB * 1048576)) "$rbytes"
 check_match "no I/O error reached the kernel log as a dm error" "^$" "$(kmsg_since | grep -i 'multipath.*giving up')"
 dm_remove mpf
 check "modules unload" mp_mods_unload

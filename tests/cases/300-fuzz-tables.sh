@@ -16,7 +16,17 @@ fuzz_begin tables 64 fzx || exit 1
 mp_mods_load && modprobe dm-emc || { tap_fail "modules load"; exit 1; }
 check "path devices signed" "$FUZZ" sign "${NB_DEVS[@]}" || exit 1
 
-slab() { awk 'NR > 2 { print $1, $2 }' /proc/slabinfo | sort; }
+# Objects in use in the slab caches a table load allocates from (kmalloc,
+# device-mapper's and the bio caches): the rest (maple_node, vm_area_struct,
+# ...) follow the guest's processes, not the tables. Every cache is shrunk
+# first: that frees what only waits to be freed, including, on the debug
+# kernel, the objects KASAN holds in its quarantine (counted as in use until
+# it lets them go).
+slab() {
+	local f
+	for f in /sys/kernel/slab/*/shrink; do echo 1 >"$f" 2>/dev/null; done
+	awk 'NR > 2 && $1 ~ /^(kmalloc-|dm_|bio)/ { print $1, $2 }' /proc/slabinfo | sort
+}
 slab >/tmp/slab.before
 
 # Unknown selector/handler names and absent devices make the kernel run
@@ -47,7 +57,7 @@ check "at least 5/6 of $N cases ran ($cases)" test "${cases:-0}" -ge $((N * 5 / 
 check "at least 15% of the cases valid ($valid)" test "${valid:-0}" -ge $((cases * 15 / 100))
 check "at least 40% of the cases invalid ($invalid)" test "${invalid:-0}" -ge $((cases * 40 / 100))
 check_eq "accepted = valid" "$valid" "$accepted"
-check "some valid tables were made live and read through ($live)" test "${live:-0}" -ge 20
+check "some valid tables were made live and read through ($live)" test "${live:-0}" -ge $((N / 300))
 
 # The same judgement through dmsetup, for a sample (a second a call here).
 # From "/": the generated tables name some paths relative to it ("dev/nullbN").

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Emulated CLARiiON robustness: a few hundred (debug kernel: 80) random CDBs (random opcodes
-# and bytes, random data-in/data-out sizes) on random ports never crash or
-# wedge the emulator: it still answers every port and the control socket.
+# Emulated CLARiiON robustness: a few hundred (debug kernel: 80) random CDBs
+# (random opcodes and bytes, random data-in/data-out sizes) on random ports
+# never crash or wedge the emulator: it still answers every port and the
+# control socket.
 # timeout: 420
 source "$REPO/tests/lib/common.sh"
 source "$REPO/tests/clariion/lib.sh"

@@ -11,6 +11,7 @@
 # address instead of a symbol: it is listed as unattributed (it may be
 # ours) and fails too.
 # requires: debug-kernel
+# each-guest: yes
 # timeout: 300
 source "$REPO/tests/lib/common.sh"
 source "$REPO/debug/guest-lib.sh"

@@ -1405,7 +1405,12 @@ static void probe_map(long k, struct mstats *st)
 			probe_free(p);
 			return;
 		}
-		for (int t = 0; t < 50 && !qs; t++) {
+		/*
+		 * The reader thread may not have reached the map yet: give
+		 * it 10 s (a loaded TCG guest can stall a thread for more
+		 * than a second); a read that is queued shows at once.
+		 */
+		for (int t = 0; t < 500 && !qs; t++) {
 			status_check(k, &qs);
 			if (!qs)
 				usleep(20000);

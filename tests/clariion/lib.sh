@@ -12,6 +12,16 @@ CL_PORTS=()		# A0 A1 ... B0 B1 ...
 CL_TMP=$(mktemp -d /tmp/clariion-case.XXXXXX)
 on_exit "rm -rf '$CL_TMP'"
 
+# cl_trace_lines TOOL OUTPUT: TOOL's time-stamped trace lines as diagnostics
+# (in the shell: grep and sed would be two more slow execs on the debug kernel).
+cl_trace_lines() {
+	local line
+	while IFS= read -r line; do
+		[[ $line == "$1: "[0-9]* ]] && echo "# $line"
+	done <<<"$2"
+	return 0
+}
+
 # clariion_start [clariion-up args]: bring the array up, fill CL_DEV and
 # CL_PORTS, and make sure it is taken down at exit.
 clariion_start() {
@@ -23,7 +33,7 @@ clariion_start() {
 		return 1
 	fi
 	diag "clariion-up took $(($(ms_now) - t0)) ms"
-	grep '^clariion-up: [0-9]' <<<"$out" | sed 's/^/# /'
+	cl_trace_lines clariion-up "$out"
 	while read -r p d; do
 		[[ $p =~ ^[AB][0-9]$ ]] || continue
 		# shellcheck disable=SC2034 # read by the scenarios
@@ -43,7 +53,7 @@ clariion_stop() {
 		tap_fail "clariion-down" "$out"
 	fi
 	diag "clariion-down took $(($(ms_now) - t0)) ms"
-	grep '^clariion-down: [0-9]' <<<"$out" | sed 's/^/# /'
+	cl_trace_lines clariion-down "$out"
 }
 
 # cl_ctl COMMAND...: clariion-ctl.  Commands that only talk to the emulator
@@ -175,5 +185,5 @@ cl_reset() {
 		cl_ctl delay-trespass 0 >/dev/null && cl_ctl clear-reservation >/dev/null
 }
 
-# ms_now: monotonic-ish wall clock in milliseconds.
-ms_now() { echo $(($(date +%s%N) / 1000000)); }
+# ms_now: wall clock in milliseconds (EPOCHREALTIME: no date process).
+ms_now() { local us=${EPOCHREALTIME//[!0-9]/}; echo $((us / 1000)); }

@@ -7,7 +7,7 @@ source "$REPO/tests/lib/common.sh"
 source "$REPO/tests/clariion/lib.sh"
 C=/sys/kernel/config/target
 # The unload is checked here on both kernels: start from no target module,
-# even where earlier scenarios kept them loaded (lib.sh, debug kernel).
+# even where earlier scenarios kept them loaded (common.sh, debug kernel).
 export CLARIION_KEEP_MODULES=0
 for m in tcm_loop target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod uio; do
 	[ -e "/sys/module/$m/initstate" ] && rmmod "$m"

@@ -3,10 +3,6 @@
 # Source after tests/lib/common.sh.
 
 CL=$REPO/tests/clariion
-# clariion-down leaves the target modules loaded on the debug kernel, where
-# loading and unloading them costs ~9 s per scenario (214 checks the unload
-# on both kernels).
-export CLARIION_KEEP_MODULES=${CLARIION_KEEP_MODULES:-$(per_kernel 0 1)}
 declare -A CL_DEV	# CL_DEV[A0]=/dev/sdX
 CL_PORTS=()		# A0 A1 ... B0 B1 ...
 CL_TMP=$(mktemp -d /tmp/clariion-case.XXXXXX)

@@ -55,14 +55,13 @@ roundtrip "emc hardware handler with arguments" \
 n_bad=0
 # bad CTOR-ARGS EXPECTED-ERROR
 bad() {
-	local args=$1 msg=$2 log
+	local args=$1 msg=$2
 	n_bad=$((n_bad + 1))
 	kmsg_mark
 	check_fail "bad table #$n_bad refused: '$args'" \
 		dmsetup create mpbad --table "0 $S multipath $args"
-	log=$(kmsg_since)
-	check_match "bad table #$n_bad: kernel says '$msg' (-EINVAL)" \
-		"multipath: $msg \(-EINVAL\)" "$log"
+	kmsg_expect "bad table #$n_bad: kernel says '$msg' (-EINVAL)" \
+		"multipath: $msg \(-EINVAL\)"
 	check_fail "bad table #$n_bad left no map" dmsetup info mpbad
 }
 
@@ -115,6 +114,7 @@ bad "0 0 1 1 round-robin 0 1 2 $A 1 2" "round-robin: too many path arguments"
 bad "0 0 1 1 round-robin 0 1 0 $A extra" "too many arguments"
 bad "0 0 1 1 round-robin 0 1 0 $A 0 0 1 1" "too many arguments"
 bad "0 0 0 0 round-robin" "too many arguments"
+kmsg_check_expected
 check_match "at least 30 malformed tables tried" "^([3-9][0-9]|[1-9][0-9]{2,})$" "$n_bad"
 
 check_eq "no map left over" "No devices found" "$(dmsetup ls 2>&1)"

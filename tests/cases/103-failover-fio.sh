@@ -15,9 +15,7 @@ S=$(blockdev --getsz "${SD_DEVS[0]}")
 check "create 1-PG map over 4 paths, repeat_count 8" dm_create mpf \
 	"0 $S multipath 0 0 1 1 round-robin 0 4 1 ${P[0]} 8 ${P[1]} 8 ${P[2]} 8 ${P[3]} 8"
 
-# path_state I: A or F, from the INFO status
-path_state() { dmsetup status mpf | awk -v d="$1" '{for (i = 1; i < NF; i++) if ($i == d) print $(i+1)}'; }
-is_failed() { [ "$(path_state "$1")" = F ]; }
+is_failed() { [ "$(path_state mpf "$1")" = F ]; }
 io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }
 running() { kill -0 "$FIO_PID" 2>/dev/null; }
 # io_window WHEN: I/O completed per path in 3 s (into IO[]), fio still running

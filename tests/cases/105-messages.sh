@@ -17,13 +17,12 @@ T0=$(dmsetup table mpm) S0=$(dmsetup status mpm)
 n=0
 # badmsg EXPECTED-LOG WORDS...
 badmsg() {
-	local want=$1 log
+	local want=$1
 	shift
 	n=$((n + 1))
 	kmsg_mark
 	check_fail "message #$n refused: '$*'" dmsetup message mpm 0 "$@"
-	log=$(kmsg_since)
-	check_match "message #$n: kernel says '$want'" "multipath: $want" "$log"
+	kmsg_expect "message #$n: kernel says '$want'" "multipath: $want"
 }
 badmsg "unrecognised message frobnicate" frobnicate
 badmsg "unrecognised message fail_paths" fail_paths 1
@@ -43,6 +42,7 @@ badmsg "fail_path: $C is not a path of this map" fail_path "$C"
 badmsg "reinstate_path: ${SD_DEVS[2]} is not a path of this map" reinstate_path "${SD_DEVS[2]}"
 badmsg "fail_path: cannot find device /dev/no-such-disk" fail_path /dev/no-such-disk
 badmsg "fail_path: cannot find device 8:x" fail_path 8:x
+kmsg_check_expected
 check_eq "refused messages changed nothing (TABLE)" "$T0" "$(dmsetup table mpm)"
 check_eq "refused messages changed nothing (INFO)" "$S0" "$(dmsetup status mpm)"
 

@@ -7,8 +7,6 @@
 # timeout: 200
 source "$REPO/tests/lib/common.sh"
 
-path_state() { dmsetup status "$1" | awk -v d="$2" '{ for (i = 1; i < NF; i++) if ($i == d) { print $(i + 1); exit } }'; }
-
 on_exit sdebug_down
 on_exit "modprobe -r null_blk"
 on_exit mp_mods_unload

@@ -7,73 +7,55 @@
 # timeout: 600
 source "$REPO/tests/lib/common.sh"
 
-EMU=$REPO/tests/clariion
-declare -A DEV N
-emu_up() {
-	local out p d
-	out=$("$EMU/clariion-up" "$@") || return 1
-	while read -r p d; do DEV[$p]=$d; done <<<"$out"
-}
-ctl() { "$EMU/clariion-ctl" "$@"; }
-# counter SP KEY: KEY summed over the ports of SP (A or B)
-counter() {
-	ctl counters | awk -v sp="$1" -v k="$2" '
-		substr($1, 1, 1) == sp { for (i = 2; i <= NF; i++) { split($i, a, "="); if (a[1] == k) s += a[2] } }
-		END { print s + 0 }'
-}
-# path_state MAP MAJ:MIN -> A or F
-# ctr_ge SP KEY N: the SP's KEY counter is at least N (for wait_until)
-ctr_ge() { [ "$(counter "$1" "$2")" -ge "$3" ]; }
-path_state() { dmsetup status "$1" | awk -v d="$2" '{ for (i = 1; i < NF; i++) if ($i == d) { print $(i + 1); exit } }'; }
+source "$REPO/tests/clariion/lib.sh"
 
+declare -A N
 on_exit mp_mods_unload
-on_exit "$EMU/clariion-down"
+clariion_start --ports-per-sp 2 || exit 1
 on_exit "dm_remove mpemc"
-emu_up --ports-per-sp 2 || { tap_fail "clariion-up"; exit 1; }
-tap_ok "emulated CLARiiON up: A0=${DEV[A0]} A1=${DEV[A1]} B0=${DEV[B0]} B1=${DEV[B1]}"
 check "modules load" mp_mods_load || exit 1
 check "modprobe dm-emc" modprobe dm-emc
-for p in A0 A1 B0 B1; do N[$p]=$(devnum "${DEV[$p]}"); done
-S=$(blockdev --getsz "${DEV[A0]}")
+for p in A0 A1 B0 B1; do N[$p]=$(devnum "${CL_DEV[$p]}"); done
+S=$(blockdev --getsz "${CL_DEV[A0]}")
 T="0 $S multipath 0 1 emc 2 1 round-robin 0 2 1 ${N[A0]} 100 ${N[A1]} 100 round-robin 0 2 1 ${N[B0]} 100 ${N[B1]} 100"
 check "create map (PG1 = SP A, PG2 = SP B)" dm_create mpemc "$T" || exit 1
 MP=/dev/mapper/mpemc
 
 # First I/O: pg_init of PG1 trespasses to A (the owner already).
-ctl reset-counters >/dev/null
+cl_ctl reset-counters >/dev/null
 check "first read" dd if=$MP of=/dev/null bs=64k count=16 iflag=direct status=none
-check_eq "first I/O: one trespass on SP A" 1 "$(counter A trespass)"
-check_eq "... none on SP B" 0 "$(counter B trespass)"
-check_eq "LUN owned by A" A "$(ctl owner)"
+check_eq "first I/O: one trespass on SP A" 1 "$(cl_counter A trespass)"
+check_eq "... none on SP B" 0 "$(cl_counter B trespass)"
+check_eq "LUN owned by A" A "$(cl_ctl owner)"
 
 # fio with verification; fail SP A's ports while it runs.
-ctl delay-trespass 2000 >/dev/null
-ctl reset-counters >/dev/null
+cl_ctl delay-trespass 2000 >/dev/null
+cl_ctl reset-counters >/dev/null
 log=$(mktemp)
 fio --name=emc --filename=$MP --direct=1 --ioengine=libaio --iodepth=8 \
 	--rw=randwrite --bs=16k --size=24M --verify=crc32c --verify_fatal=1 \
 	--randrepeat=1 --output="$log" &
 fpid=$!
-check "fio is writing through A" wait_until 60 ctr_ge A media 50
+check "fio is writing through A" wait_until 60 cl_counter_ge A media 50
 kmsg_mark
 t0=$(date +%s.%N)
-check "fail A0 (transport)" ctl fail A0 transport
-check "fail A1 (transport)" ctl fail A1 transport
-check "trespass reaches SP B" wait_until 60 ctr_ge B trespass 1
-check "trespass completes on SP B" wait_until 60 ctr_ge B trespass_ok 1
+check "fail A0 (transport)" cl_ctl fail A0 transport
+check "fail A1 (transport)" cl_ctl fail A1 transport
+check "trespass reaches SP B" wait_until 60 cl_counter_ge B trespass 1
+check "trespass completes on SP B" wait_until 60 cl_counter_ge B trespass_ok 1
 t1=$(date +%s.%N)
-check "I/O resumes on SP B" wait_until 60 ctr_ge B media 20
+check "I/O resumes on SP B" wait_until 60 cl_counter_ge B media 20
 wait $fpid
 frc=$?
 check_eq "fio exit status 0 (no I/O error, no verify error)" 0 "$frc"
 check_match "fio reports err=0" "err= 0" "$(cat "$log")"
 grep -q "verify" "$log" && diag "$(grep -m1 -i 'verify' "$log")"
 rm -f "$log"
-check_eq "exactly one trespass on SP B" 1 "$(counter B trespass)"
-check_eq "... and it succeeded" 1 "$(counter B trespass_ok)"
+check_eq "exactly one trespass on SP B" 1 "$(cl_counter B trespass)"
+check_eq "... and it succeeded" 1 "$(cl_counter B trespass_ok)"
 check_eq "no media command reached B before it owned the LUN (passive_rejects)" 0 \
-	"$(counter B passive_rejects)"
-check_eq "LUN now owned by B" B "$(ctl owner)"
+	"$(cl_counter B passive_rejects)"
+check_eq "LUN now owned by B" B "$(cl_ctl owner)"
 check_eq "A0 failed" F "$(path_state mpemc "${N[A0]}")"
 check_eq "A1 failed" F "$(path_state mpemc "${N[A1]}")"
 check_eq "B0 active" A "$(path_state mpemc "${N[B0]}")"
@@ -84,20 +66,20 @@ check_match "kernel log: trespass done" "multipath emc: .*long trespass done" "$
 diag "failover: ports failed -> trespass done in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (trespass held 2 s)"
 
 # Back to A: restore, reinstate, switch_group 1.
-ctl delay-trespass 0 >/dev/null
+cl_ctl delay-trespass 0 >/dev/null
 sumB=$(dd if=$MP bs=1M count=24 iflag=direct status=none | md5sum)
-check "restore A0" ctl restore A0
-check "restore A1" ctl restore A1
+check "restore A0" cl_ctl restore A0
+check "restore A1" cl_ctl restore A1
 check "reinstate A0" dmsetup message mpemc 0 reinstate_path "${N[A0]}"
 check "reinstate A1" dmsetup message mpemc 0 reinstate_path "${N[A1]}"
-ctl reset-counters >/dev/null
+cl_ctl reset-counters >/dev/null
 check "switch_group 1" dmsetup message mpemc 0 switch_group 1
 sumA=$(dd if=$MP bs=1M count=24 iflag=direct status=none | md5sum)
-check_eq "one trespass back to SP A" 1 "$(counter A trespass_ok)"
-check_eq "none to SP B" 0 "$(counter B trespass)"
-check_eq "LUN owned by A again" A "$(ctl owner)"
-check "reads went through A" test "$(counter A media)" -gt 0
-check_eq "no media command to B after the switch" 0 "$(counter B media)"
+check_eq "one trespass back to SP A" 1 "$(cl_counter A trespass_ok)"
+check_eq "none to SP B" 0 "$(cl_counter B trespass)"
+check_eq "LUN owned by A again" A "$(cl_ctl owner)"
+check "reads went through A" test "$(cl_counter A media)" -gt 0
+check_eq "no media command to B after the switch" 0 "$(cl_counter B media)"
 check_eq "A serves the data written through B" "$sumB" "$sumA"
 
 check "remove map" dm_remove mpemc

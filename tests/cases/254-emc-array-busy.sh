@@ -11,7 +11,6 @@ source "$REPO/tests/lib/common.sh"
 source "$REPO/tests/clariion/lib.sh"
 
 declare -A N
-path_state() { dmsetup status "$1" | awk -v d="$2" '{ for (i = 1; i < NF; i++) if ($i == d) { print $(i + 1); exit } }'; }
 # pg_states MAP: the A|D|E letter of each priority group, in order
 pg_states() {
 	dmsetup status "$1" | awk '{
@@ -22,7 +21,6 @@ pg_states() {
 		}
 		print s }'
 }
-ctr_ge() { [ "$(cl_counter "$1" "$2")" -ge "$3" ]; }
 logged() { kmsg_since | grep -qE "$1"; }
 nothing() { ! kill -0 "$1" 2>/dev/null; }
 MP=/dev/mapper/mpemc
@@ -51,7 +49,7 @@ busy_case() {
 	kmsg_mark
 	rd &
 	rpid=$!
-	check "$title: $first's trespass is refused as busy" wait_until 60 ctr_ge "$first" trespass 1
+	check "$title: $first's trespass is refused as busy" wait_until 60 cl_counter_ge "$first" trespass 1
 	check "$title: pg_init turns to $second" wait_until 60 logged "${N[$second]} \($(name "$second")\): sending long trespass"
 	k=$(kmsg_since)
 	check_match "$title: kernel log gives the reason and the decision" \

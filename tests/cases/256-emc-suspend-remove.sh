@@ -11,7 +11,6 @@ source "$REPO/tests/clariion/lib.sh"
 declare -A N
 MP=/dev/mapper/mpemc
 rd() { dd if=$MP of=/dev/null bs=4k count=1 iflag=direct status=none; }
-ctr_ge() { [ "$(cl_counter "$1" "$2")" -ge "$3" ]; }
 nothing() { ! kill -0 "$1" 2>/dev/null; }
 logged() { kmsg_since | grep -qE "$1"; }
 gone() { ! dmsetup info "$1" >/dev/null 2>&1; }
@@ -32,7 +31,7 @@ cl_ctl delay-trespass 3000 >/dev/null
 cl_ctl reset-counters >/dev/null
 rd &
 rpid=$!
-check "trespass outstanding on B0" wait_until 30 ctr_ge B0 trespass 1
+check "trespass outstanding on B0" wait_until 30 cl_counter_ge B0 trespass 1
 t0=$(ms_now)
 check "dmsetup suspend returns" timeout 60 dmsetup suspend mpemc
 dt=$(($(ms_now) - t0))
@@ -51,7 +50,7 @@ cl_ctl reset-counters >/dev/null
 check "switch_group 2 (A0)" dmsetup message mpemc 0 switch_group 2
 rd &
 rpid=$!
-check "trespass outstanding on A0" wait_until 30 ctr_ge A0 trespass 1
+check "trespass outstanding on A0" wait_until 30 cl_counter_ge A0 trespass 1
 t0=$(ms_now)
 check "dmsetup suspend --noflush returns" timeout 60 dmsetup suspend --noflush mpemc
 dt=$(($(ms_now) - t0))
@@ -94,7 +93,7 @@ for i in 1 2 3 4 5 6; do
 	dm_create mpemc "$T" || { fails=$((fails + 1)); continue; }
 	rd &
 	rpid=$!
-	wait_until 30 ctr_ge B0 trespass 1
+	wait_until 30 cl_counter_ge B0 trespass 1
 	# Deferred: the map goes as soon as the reader closes it, i.e. right
 	# after the held read completed behind the trespass.
 	dmsetup remove --deferred mpemc >/dev/null 2>&1 || fails=$((fails + 1))

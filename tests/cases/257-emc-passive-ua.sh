@@ -12,15 +12,6 @@ source "$REPO/tests/clariion/lib.sh"
 
 declare -A N
 MP=/dev/mapper/mpemc
-path_state() { dmsetup status "$1" | awk -v d="$2" '{ for (i = 1; i < NF; i++) if ($i == d) { print $(i + 1); exit } }'; }
-ctr_sum() { # ctr_sum SP KEY
-	local p s=0
-	for p in "${CL_PORTS[@]}"; do
-		[ "${p:0:1}" = "$1" ] && s=$((s + $(cl_counter "$p" "$2")))
-	done
-	echo $s
-}
-sum_ge() { [ "$(ctr_sum "$1" "$2")" -ge "$3" ]; }
 rd() { dd if=$MP of=/dev/null bs=4k count=1 iflag=direct status=none; }
 
 clariion_start --ports-per-sp 2 || exit 1
@@ -41,19 +32,19 @@ fio --name=emc --filename=$MP --direct=1 --ioengine=libaio --iodepth=8 \
 	--rw=randwrite --bs=16k --size=16M --verify=crc32c --verify_fatal=1 \
 	--output="$log" &
 fpid=$!
-check "fio is writing through A" wait_until 60 sum_ge A media 50
+check "fio is writing through A" wait_until 60 cl_counter_ge A media 50
 kmsg_mark
 check "another host trespasses the LUN to B" cl_ctl owner B
-check "PG2's trespass succeeds" wait_until 60 sum_ge B trespass_ok 1
+check "PG2's trespass succeeds" wait_until 60 cl_counter_ge B trespass_ok 1
 wait $fpid
 check_eq "fio exit status 0 (no I/O error, no verify error)" 0 $?
 check_match "fio reports err=0" "err= 0" "$(cat "$log")"
 k=$(kmsg_since)
-check "A's media commands were refused as passive" test "$(ctr_sum A passive_rejects)" -gt 0
+check "A's media commands were refused as passive" test "$(cl_counter A passive_rejects)" -gt 0
 check_eq "A0 failed" F "$(path_state mpemc "${N[A0]}")"
 check_eq "A1 failed" F "$(path_state mpemc "${N[A1]}")"
-check_eq "one trespass succeeded, on B" "1 0" "$(ctr_sum B trespass_ok) $(ctr_sum A trespass)"
-check "B answered a unit attention" test "$(ctr_sum B ua)" -ge 1
+check_eq "one trespass succeeded, on B" "1 0" "$(cl_counter B trespass_ok) $(cl_counter A trespass)"
+check "B answered a unit attention" test "$(cl_counter B ua)" -ge 1
 check_match "kernel log: unit attention 06/29/00, resent" \
 	"multipath emc: .*: unit attention 06/29/00 on trespass, resend 1/3" "$k"
 check_eq "LUN owned by B" B "$(cl_ctl owner)"

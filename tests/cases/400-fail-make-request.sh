@@ -50,11 +50,8 @@ echo 1 >"$FMR/interval"
 echo 0 >"$FMR/space"
 echo 0 >"$FMR/probability"
 
-# "<dev> <A|F> <fail count>" of one path, from the status line.
-path_state() {
-	dmsetup status "$MAP" | awk -v d="$1" \
-		'{ for (i = 1; i < NF; i++) if ($i == d) { print $(i + 1), $(i + 2); exit } }'
-}
+# "<A|F> <fail count>" of one path, from the status line.
+path_info() { path_fields "$MAP" "$1" && echo "$PATH_STATE $PATH_FAILS"; }
 
 # The path checker: reinstate every failed path a fifth of a second later.
 REINST=/tmp/reinstated.$$
@@ -117,7 +114,7 @@ run_phase() {
 
 # Phase 1: only path 0 misbehaves.
 run_phase one-path 10 "$p0"
-s0=$(path_state "$d0") s1=$(path_state "$d1")
+s0=$(path_info "$d0") s1=$(path_info "$d1")
 check_match "one-path: $p0 ($d0) has a non-zero fail count" '^[AF] [1-9][0-9]*$' "$s0"
 check_match "one-path: $p1 ($d1) was never failed" '^[AF] 0$' "$s1"
 if [ "$(wc -l <"$REINST")" -gt 0 ]; then
@@ -131,9 +128,11 @@ check "one-path: writes reached both paths" \
 	test "$(path_writes "$p0")" -gt 0 -a "$(path_writes "$p1")" -gt 0
 
 # Phase 2: both paths misbehave; all-paths-down is absorbed by queueing.
-f1_before=$(path_state "$d1" | awk '{print $2}')
+f1_before=
+path_fields "$MAP" "$d1" && f1_before=$PATH_FAILS
 run_phase both-paths 5 "$p0" "$p1"
-f1_after=$(path_state "$d1" | awk '{print $2}')
+f1_after=
+path_fields "$MAP" "$d1" && f1_after=$PATH_FAILS
 check "both-paths: $p1's fail count rose too ($f1_before -> $f1_after)" \
 	test "${f1_after:-0}" -gt "${f1_before:-0}"
 

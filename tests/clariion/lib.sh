@@ -61,17 +61,25 @@ cl_ctl() {
 	esac
 }
 
-# cl_counter PORT FIELD: one counter of one port.
+# cl_counter PORT FIELD: one counter of one port (A0); cl_counter SP FIELD:
+# that counter summed over the SP's ports (A).
 cl_counter() {
-	local line
-	while read -r line; do
-		if [[ $line == "$1 "* && " $line " =~ \ $2=([0-9]+)\  ]]; then
-			echo "${BASH_REMATCH[1]}"
-			return 0
+	local line port sum=0 found=
+	while read -r port line; do
+		if [ ${#1} = 1 ]; then
+			[ "${port:0:1}" = "$1" ] || continue
+		else
+			[ "$port" = "$1" ] || continue
+		fi
+		if [[ " $line " =~ \ $2=([0-9]+)\  ]]; then
+			sum=$((sum + BASH_REMATCH[1]))
+			found=1
 		fi
 	done <<<"$(cl_ctl counters)"
-	return 1
+	[ -n "$found" ] && echo "$sum"
 }
+# cl_counter_ge PORT|SP FIELD N: that counter is at least N (for wait_until)
+cl_counter_ge() { local v; v=$(cl_counter "$1" "$2") && [ "$v" -ge "$3" ]; }
 
 # scsi_result [sg_raw options] DEV CDB...: run one command with sg_raw and
 # print what came back: "good", "conflict", "check KK/AA/QQ" (sense key,

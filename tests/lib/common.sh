@@ -94,6 +94,36 @@ kmsg_ratelimit_settle() { sleep 5.2; }
 kmsg_since() { # kernel log lines after the last kmsg_mark
 	dmesg --notime | sed "0,/mptest-mark $$ $_KMSG_SEQ\$/d"
 }
+# For a run of refused commands, each to be checked for its log line:
+# kmsg_mark, the command, then kmsg_expect DESC REGEX (the line must be logged
+# between that mark and the next); kmsg_check_expected then reads the log
+# once and checks them all, in order. One dmesg for the whole run instead of
+# a dmesg and a sed per command (each exec is slow on the debug kernel).
+_KMSG_EXP_SEQ=() _KMSG_EXP_DESC=() _KMSG_EXP_RE=()
+kmsg_expect() {
+	_KMSG_EXP_SEQ+=("$_KMSG_SEQ")
+	_KMSG_EXP_DESC+=("$1")
+	_KMSG_EXP_RE+=("$2")
+}
+kmsg_check_expected() {
+	local -A seg=()
+	local line seq="" i
+	while IFS= read -r line; do
+		if [[ $line == *"mptest-mark $$ "* ]]; then
+			# The last occurrence counts (a PID of an earlier
+			# scenario of this boot may come round again).
+			seq=${line##* }
+			seg[$seq]=""
+		elif [ -n "$seq" ]; then
+			seg[$seq]+=$line$'\n'
+		fi
+	done <<<"$(dmesg --notime)"
+	for i in "${!_KMSG_EXP_SEQ[@]}"; do
+		check_match "${_KMSG_EXP_DESC[i]}" "${_KMSG_EXP_RE[i]}" \
+			"${seg[${_KMSG_EXP_SEQ[i]}]-}"
+	done
+	_KMSG_EXP_SEQ=() _KMSG_EXP_DESC=() _KMSG_EXP_RE=()
+}
 
 # ---- scsi_debug paths -----------------------------------------------------
 # sdebug_up N [modparam=value ...]: N hosts, one shared store and one WWID,
@@ -180,6 +210,22 @@ dm_remove() {
 # queue_size MAP: bios MAP holds for want of a path (INFO status field 5).
 queue_size() { local f; read -ra f <<<"$(dmsetup status "$1")" && echo "${f[4]}"; }
 queue_size_is() { [ "$(queue_size "$1")" = "$2" ]; }
+# path_fields MAP DEV: set PATH_STATE (A or F) and PATH_FAILS (its fail
+# count) of DEV (MAJ:MIN) from MAP's status; false if DEV is not in it.
+# Read in the shell: an awk per call is one more slow exec on the debug kernel.
+path_fields() {
+	local f i
+	read -ra f <<<"$(dmsetup status "$1")" || return 1
+	for ((i = 0; i < ${#f[@]} - 2; i++)); do
+		if [ "${f[i]}" = "$2" ]; then
+			PATH_STATE=${f[i + 1]} PATH_FAILS=${f[i + 2]}
+			return 0
+		fi
+	done
+	return 1
+}
+# path_state MAP DEV: A or F
+path_state() { path_fields "$1" "$2" && echo "$PATH_STATE"; }
 # writers MAP PATTERN: 4 concurrent writers of 256 KiB each (64 KiB direct
 # writes) of PATTERN to MAP at the same offsets, so that 4 bios are
 # outstanding at once; their PIDs in WPIDS.

@@ -8,7 +8,7 @@ source "$REPO/tests/lib/common.sh"
 source "$REPO/tests/clariion/lib.sh"
 
 clariion_start --ports-per-sp 2 || exit 1
-pid=$(cat /tmp/clariion-emu/pid)
+pid=$(cat "$CL_STATE/pid")
 ops=(00 03 08 0a 12 15 16 17 1a 25 28 2a 2e 2f 35 55 56 57 5a 88 8a 8f 91 9e a0 a8 aa)
 N=$(per_kernel 300 80)
 head -c 65536 /dev/urandom >"$CL_TMP/junk"
@@ -50,7 +50,7 @@ for p in "${CL_PORTS[@]}"; do
 done
 check_eq "A0 owner TUR good" good "$(scsi_result "${CL_DEV[A0]}" 00 00 00 00 00 00)"
 check_eq "B0 passive again" "check 02/04/03" "$(scsi_result "${CL_DEV[B0]}" 00 00 00 00 00 00)"
-check_fail "no ring was stopped" grep -q 'ring stopped' /tmp/clariion-emu/emu.log
+check_fail "no ring was stopped" grep -q 'ring stopped' "$CL_STATE/emu.log"
 check_eq "trespass still works" good "$(trespass_result "${CL_DEV[B1]}" ms10 81)"
 
 clariion_stop

@@ -5,11 +5,10 @@
 # timeout: 200
 source "$REPO/tests/lib/common.sh"
 source "$REPO/tests/clariion/lib.sh"
-C=/sys/kernel/config/target
 # The unload is checked here on both kernels: start from no target module,
 # even where earlier scenarios kept them loaded (common.sh, debug kernel).
 export CLARIION_KEEP_MODULES=0
-for m in tcm_loop target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod uio; do
+for m in $CL_TARGET_MODS; do
 	[ -e "/sys/module/$m/initstate" ] && rmmod "$m"
 done
 on_exit "'$CL/clariion-down'"
@@ -24,18 +23,18 @@ check "clariion-down with nothing up succeeds" "$CL/clariion-down"
 
 mods_before=$(for m in target_core_mod target_core_user tcm_loop uio; do [ -d /sys/module/$m ] && echo $m; done)
 clariion_start --ports-per-sp 2 --size-mb 16 || exit 1
-pid=$(cat /tmp/clariion-emu/pid)
+pid=$(cat "$CL_STATE/pid")
 devs=()
 for p in "${CL_PORTS[@]}"; do devs+=("${CL_DEV[$p]}"); done
 check "disks exist" test -b "${devs[0]}" -a -b "${devs[3]}"
 check_fail "a second clariion-up is refused" "$CL/clariion-up"
 check "the first one still serves" test "$(cl_ctl ping)" = pong
-check_eq "4 backstores" 4 "$(find "$C/core/user_200" -mindepth 1 -maxdepth 1 -type d | wc -l)"
+check_eq "4 backstores" 4 "$(find "$CL_CONFIGFS/core/$CL_HBA" -mindepth 1 -maxdepth 1 -type d | wc -l)"
 
 check "clariion-down" "$CL/clariion-down"
 check_fail "emulator gone" kill -0 "$pid"
-check_fail "no backstore HBA left" test -d "$C/core/user_200"
-check_eq "no tcm_loop target left" "" "$(ls -d "$C"/loopback/naa.50060160c0de* 2>/dev/null)"
+check_fail "no backstore HBA left" test -d "$CL_CONFIGFS/core/$CL_HBA"
+check_eq "no tcm_loop target left" "" "$(ls -d "$CL_CONFIGFS"/loopback/"$CL_WWN_PREFIX"* 2>/dev/null)"
 for d in "${devs[@]}"; do
 	check_fail "${d#/dev/} gone" test -e "/sys/block/${d#/dev/}"
 done
@@ -47,7 +46,7 @@ for m in tcm_loop target_core_user target_core_mod uio; do
 	fi
 done
 check_fail "no uio device left" compgen -G "/sys/class/uio/uio*"
-check_fail "state directory gone" test -e /tmp/clariion-emu
+check_fail "state directory gone" test -e "$CL_STATE"
 check "clariion-down again is fine" "$CL/clariion-down"
 check_fail "clariion-ctl now fails" "$CL/clariion-ctl" owner
 

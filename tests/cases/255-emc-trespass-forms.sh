@@ -10,7 +10,7 @@ source "$REPO/tests/lib/common.sh"
 source "$REPO/tests/clariion/lib.sh"
 
 declare -A N PORTNO
-EMULOG=/tmp/clariion-emu/emu.log
+EMULOG=$CL_STATE/emu.log
 MP=/dev/mapper/mpemc
 rd() { dd if=$MP of=/dev/null bs=4k count=1 iflag=direct status=none; }
 log_mark() { LOGPOS=$(wc -l <"$EMULOG"); }

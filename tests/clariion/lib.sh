@@ -3,6 +3,8 @@
 # Source after tests/lib/common.sh.
 
 CL=$REPO/tests/clariion
+# shellcheck source=tests/clariion/layout.sh
+source "$CL/layout.sh"
 declare -A CL_DEV	# CL_DEV[A0]=/dev/sdX
 CL_PORTS=()		# A0 A1 ... B0 B1 ...
 CL_TMP=$(mktemp -d /tmp/clariion-case.XXXXXX)
@@ -57,7 +59,7 @@ clariion_stop() {
 cl_ctl() {
 	case $1 in
 	fail | restore | ports | dev) "$CL/clariion-ctl" "$@" ;;
-	*) "$CL/clariion-emu" --socket /tmp/clariion-emu/ctl.sock --ctl "$*" ;;
+	*) "$CL/clariion-emu" --socket "$CL_STATE/ctl.sock" --ctl "$*" ;;
 	esac
 }
 

@@ -166,10 +166,10 @@ mod_unload_retry() {
 sdebug_down() { mod_unload_retry scsi_debug; }
 
 devnum() { # devnum /dev/sdX -> MAJ:MIN
-	local s
+	local s maj min
 	s=$(stat -L -c '%t %T' "$1") || return 1
-	set -- $s
-	echo "$((16#$1)):$((16#$2))"
+	read -r maj min <<<"$s"
+	echo "$((16#$maj)):$((16#$min))"
 }
 
 path_offline() { echo offline >"/sys/block/$1/device/state"; }
@@ -218,6 +218,7 @@ path_fields() {
 	read -ra f <<<"$(dmsetup status "$1")" || return 1
 	for ((i = 0; i < ${#f[@]} - 2; i++)); do
 		if [ "${f[i]}" = "$2" ]; then
+			# shellcheck disable=SC2034  # PATH_FAILS: read by the scenarios
 			PATH_STATE=${f[i + 1]} PATH_FAILS=${f[i + 2]}
 			return 0
 		fi

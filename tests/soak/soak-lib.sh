@@ -378,7 +378,10 @@ act_reload() {
 OUTAGES=0 OUTAGE_QUEUED=0
 act_outage() {
 	local i hold qs seen=0 t
-	[ "$QUEUE" = 1 ] || return 1
+	# The policy allows the outage only with queueing on: end a queue-off
+	# period early rather than refuse (a short run has few steps, and the
+	# outage must happen in it).
+	[ "$QUEUE" = 1 ] || queue_on
 	rnd 3; hold=$((2 + R))
 	for ((i = 0; i < NSLOT; i++)); do
 		[ "${SL_STATE[$i]}" = up ] && do_cmd path_offline "${SL_SD[$i]}" && SL_STATE[$i]=offline
@@ -455,7 +458,6 @@ WEIGHTS=(8 6 3 3 8 6 3 2 3 4 4 4 1 4 3)
 # chaos_step: one action: each kind once first (in a seeded order), then
 # by weight; an action the policy refuses is skipped for another.
 declare -a ORDER=()
-declare -A TRIED
 chaos_step() {
 	local i a total=0 tries w
 	CSTEP=$((CSTEP + 1))
@@ -467,9 +469,9 @@ chaos_step() {
 		a=${ORDER[0]}
 		ORDER=("${ORDER[@]:1}")
 		if [[ $a == *:* ]]; then "act_${a%%:*}" "${a#*:}" && return; else "act_$a" && return; fi
-		# Refused now (the policy): try it again later, a few times.
-		TRIED[$a]=$((${TRIED[$a]:-0} + 1))
-		[ "${TRIED[$a]}" -ge 6 ] || ORDER+=("$a")
+		# Refused now (the policy): try it again after the others, until
+		# it runs; the weighted pick below keeps the chaos going meanwhile.
+		ORDER+=("$a")
 	fi
 	for w in "${WEIGHTS[@]}"; do total=$((total + w)); done
 	for tries in 1 2 3 4 5 6 7 8; do

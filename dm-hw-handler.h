@@ -3,8 +3,8 @@
  * Device-mapper multipath: hardware-handler interface and registry.
  *
  * A hardware handler knows how to bring a priority group of a particular
- * array into use (pg_init, e.g. an EMC CLARiiON trespass) and how to read
- * the array's errors (err).
+ * array into use (pg_init, e.g. an EMC CLARiiON trespass or an ALUA SET
+ * TARGET PORT GROUPS) and how to read the array's errors (err).
  */
 
 #ifndef DM_HW_HANDLER_H
@@ -14,6 +14,22 @@
 #include <linux/blk_types.h>
 
 #include "dm-mpath.h"
+
+/*
+ * What a failed bio or a finished pg_init means: returned by err, passed to
+ * dm_pg_init_complete(). 0 is "fine" for a pg_init, and "retry the bio, the
+ * path is not at fault" for err (bounded by the core).
+ */
+#define MP_FAIL_PATH	1	/* take the path out of use */
+#define MP_BYPASS_PG	2	/* try the other priority groups first */
+#define MP_ERROR_IO	4	/* do not retry this I/O: fail it */
+/*
+ * pg_init only: a transient failure (array busy, command could not be
+ * sent). The core starts pg_init on this path again after the map's
+ * pg_init_delay_msecs, up to pg_init_retries times; after that the path is
+ * failed.
+ */
+#define MP_RETRY	8
 
 struct hw_handler_type;
 struct hw_handler {
@@ -25,16 +41,32 @@ struct hw_handler_type {
 	const char *name;
 	struct module *module;
 
-	/* Construct/destroy; ctr gets the words after the handler name. */
-	int (*ctr)(struct hw_handler *hwh, unsigned int argc, char **argv);
+	/*
+	 * Construct/destroy; ctr gets the words after the handler name. On
+	 * failure ctr sets *error to a static message naming what was wrong
+	 * (it becomes ti->error) and returns -errno. Process context.
+	 */
+	int (*ctr)(struct hw_handler *hwh, unsigned int argc, char **argv,
+		   char **error);
 	void (*dtr)(struct hw_handler *hwh);
+
+	/*
+	 * Optional: a path joins / leaves the map (table load / unload,
+	 * process context, may sleep). add_path may refuse the path (set
+	 * *error, return -errno) and may set path->hwhcontext, which
+	 * del_path then frees. del_path is called after the last pg_init
+	 * and the last err of the map have returned.
+	 */
+	int (*add_path)(struct hw_handler *hwh, struct dm_path *path,
+			char **error);
+	void (*del_path)(struct hw_handler *hwh, struct dm_path *path);
 
 	/*
 	 * Start initialising path's priority group and return at once.
 	 * Called from process context (a workqueue) without multipath locks
 	 * held; it may allocate with GFP_NOIO but must not wait for the
 	 * device. It must call dm_pg_init_complete(path, flags) exactly once,
-	 * within a bounded time (its own command timeout). The core holds all
+	 * within a bounded time (its own command timeouts). The core holds all
 	 * I/O for the map until then, and waits for that call before it
 	 * suspends or destroys the map.
 	 */
@@ -42,18 +74,20 @@ struct hw_handler_type {
 			struct dm_path *path);
 
 	/*
-	 * Decide what a failed bio means: any of MP_FAIL_PATH, MP_BYPASS_PG,
-	 * MP_ERROR_IO. Called in bio completion context: must not sleep.
+	 * Decide what a failed bio means: 0 or any of MP_FAIL_PATH,
+	 * MP_BYPASS_PG, MP_ERROR_IO. Called in bio completion context: must
+	 * not sleep.
 	 */
-	unsigned int (*err)(struct hw_handler *hwh, struct bio *bio,
-			    blk_status_t error);
+	unsigned int (*err)(struct hw_handler *hwh, struct dm_path *path,
+			    struct bio *bio, blk_status_t error);
 
 	/*
-	 * Emit "<#args> [words]" for INFO or TABLE; returns chars written.
-	 * For TABLE this is the whole handler section of the constructor
-	 * line, so the count includes the name: e.g. "3 emc 0 1 ". Without
-	 * this hook the core emits "0 " (INFO) and "1 <name> " (TABLE).
-	 * Called under the multipath spinlock: must not sleep.
+	 * Optional: emit the handler's own words for INFO or TABLE, each
+	 * followed by a space, and return the number of chars written. The
+	 * core writes the "<#words>" (INFO) or "<#words + 1> <name>" (TABLE)
+	 * in front of them. TABLE words must be the ctr arguments that
+	 * rebuild this handler. Called under the multipath spinlock: must
+	 * not sleep.
 	 */
 	int (*status)(struct hw_handler *hwh, status_type_t type,
 		      char *result, unsigned int maxlen);
@@ -67,12 +101,14 @@ struct hw_handler_type *dm_get_hw_handler(const char *name);
 void dm_put_hw_handler(struct hw_handler_type *hwht);
 
 /* Default err decode for SCSI paths, for handlers to fall back on. */
-unsigned int dm_scsi_err_handler(struct hw_handler *hwh, struct bio *bio,
-				 blk_status_t error);
+unsigned int dm_scsi_err_handler(struct hw_handler *hwh, struct dm_path *path,
+				 struct bio *bio, blk_status_t error);
 
-/* Error flags returned by err and passed to dm_pg_init_complete() */
-#define MP_FAIL_PATH	1	/* take the path out of use */
-#define MP_BYPASS_PG	2	/* try the other priority groups first */
-#define MP_ERROR_IO	4	/* do not retry this I/O: fail it */
+/*
+ * A hardware handler's pg_init must call this exactly once, from any
+ * context (including a request's end_io), when the initialisation it started
+ * has finished, with 0 or MP_* flags.
+ */
+void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags);
 
 #endif

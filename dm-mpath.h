@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Device-mapper multipath: the path object shared by the core target,
- * the path selectors and the hardware handlers.
+ * Device-mapper multipath: the path object, as the core target hands it to
+ * the path selectors and the hardware handlers. What a selector may call is
+ * in dm-path-selector.h, what a handler may call in dm-hw-handler.h.
  */
 
 #ifndef DM_MPATH_H
@@ -20,25 +21,5 @@ struct dm_path {
 	void *pscontext;	/* For path-selector use */
 	void *hwhcontext;	/* For hw-handler use */
 };
-
-/*
- * A hardware handler's pg_init must call this exactly once, from any
- * context (including a request's end_io), when the initialisation it started
- * has finished. err_flags are the MP_* flags of dm-hw-handler.h.
- */
-void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags);
-
-/*
- * dm-mod exports dm_path_uevent() (GPL) but declares it only in its
- * private dm-uevent.h, which linux-headers does not ship. This must stay
- * identical to drivers/md/dm-uevent.h of 6.1. For the core's use only.
- */
-enum dm_uevent_type {
-	DM_UEVENT_PATH_FAILED,
-	DM_UEVENT_PATH_REINSTATED,
-};
-
-void dm_path_uevent(enum dm_uevent_type event_type, struct dm_target *ti,
-		    const char *path, unsigned int nr_valid_paths);
 
 #endif

@@ -3,8 +3,24 @@
  * Device-mapper multipath: path-selector interface and registry.
  *
  * A path selector chooses which path of a priority group an I/O is sent
- * down. All hooks except ctr/dtr/add_path are called with the multipath
- * spinlock held and interrupts disabled: they must not sleep.
+ * down. Context rules, which the core keeps:
+ *
+ *  - ctr, dtr, add_path: process context, table load/unload, may sleep.
+ *  - fail_path, reinstate_path, status: called with the map's spinlock
+ *    held and interrupts disabled: must not sleep.
+ *  - select_path: in bio submission context (any task, interrupts
+ *    enabled) with no multipath lock held, or from the core's worker, or
+ *    with the map's spinlock held; concurrently with itself, with start_io
+ *    and end_io, and with fail_path/reinstate_path. Must not sleep.
+ *  - start_io, end_io (optional): without any multipath lock; end_io in
+ *    bio completion context (may be hard or soft interrupt). Must not
+ *    sleep.
+ *
+ * So a selector protects its own state: a spinlock of its own taken with
+ * interrupts disabled (the core may hold its own spinlock outside it, never
+ * inside), or atomics. The core never calls select_path and fail_path for
+ * paths of a destroyed selector, and a path object lives as long as the
+ * table.
  */
 
 #ifndef DM_PATH_SELECTOR_H
@@ -28,23 +44,27 @@ struct path_selector_type {
 	unsigned int table_args;
 	unsigned int info_args;
 
-	/* Construct/destroy a selector instance; ctr takes selector args. */
-	int (*ctr)(struct path_selector *ps, unsigned int argc, char **argv);
+	/*
+	 * Construct/destroy a selector instance; ctr takes the selector
+	 * args. On failure ctr and add_path set *error to a static message
+	 * naming what was wrong (it becomes ti->error) and return -errno.
+	 */
+	int (*ctr)(struct path_selector *ps, unsigned int argc, char **argv,
+		   char **error);
 	void (*dtr)(struct path_selector *ps);
 
-	/*
-	 * Add a path with its selector-specific per-path args. On failure set
-	 * *error to a message for ti->error and return -errno.
-	 */
+	/* Add a path with its selector-specific per-path args. */
 	int (*add_path)(struct path_selector *ps, struct dm_path *path,
 			int argc, char **argv, char **error);
 
 	/*
-	 * Choose a path; NULL if none is usable. *repeat_count is set to the
-	 * number of I/Os to send down it before asking again (0: until it
-	 * fails).
+	 * Choose a path for an I/O of nr_bytes; NULL if none is usable.
+	 * *repeat_count is set to the number of I/Os the core may send down
+	 * the chosen path before asking again: 1 (ask for every I/O) is what
+	 * a load-aware selector returns; 0 means until the path fails.
 	 */
 	struct dm_path *(*select_path)(struct path_selector *ps,
+				       size_t nr_bytes,
 				       unsigned int *repeat_count);
 
 	void (*fail_path)(struct path_selector *ps, struct dm_path *path);
@@ -52,13 +72,28 @@ struct path_selector_type {
 
 	/*
 	 * With path == NULL emit the selector's own words ("<#args> [args]");
-	 * otherwise the per-path words. Returns the number of chars written.
+	 * otherwise the per-path words (table_args or info_args of them).
+	 * Returns the number of chars written.
 	 */
 	int (*status)(struct path_selector *ps, struct dm_path *path,
 		      status_type_t type, char *result, unsigned int maxlen);
 
-	/* Optional: an I/O sent down path has completed. */
-	int (*end_io)(struct path_selector *ps, struct dm_path *path);
+	/*
+	 * Optional: an I/O of nr_bytes is being sent down path (after
+	 * select_path chose it, or after the core reused the choice within
+	 * its repeat_count).
+	 */
+	int (*start_io)(struct path_selector *ps, struct dm_path *path,
+			size_t nr_bytes);
+
+	/*
+	 * Optional: an I/O of nr_bytes sent down path has completed (with or
+	 * without error). start_time is the ktime_get_ns() taken when the
+	 * core sent it (0 if this selector has no end_io when it was sent).
+	 * Each start_io is matched by exactly one end_io.
+	 */
+	int (*end_io)(struct path_selector *ps, struct dm_path *path,
+		      size_t nr_bytes, u64 start_time);
 };
 
 int dm_register_path_selector(struct path_selector_type *type);

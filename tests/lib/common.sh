@@ -243,3 +243,21 @@ writers_all_done() { local p; for p in "${WPIDS[@]}"; do kill -0 "$p" 2>/dev/nul
 writers_none_done() { local p; for p in "${WPIDS[@]}"; do kill -0 "$p" 2>/dev/null || return 1; done; return 0; }
 # writers_exits: their exit statuses, "0 0 0 0 " when all succeeded.
 writers_exits() { local p s=""; for p in "${WPIDS[@]}"; do wait "$p"; s+="$? "; done; echo "$s"; }
+
+# ---- the kernel's own SCSI device handlers ------------------------------
+# guest-init blocks scsi_dh_emc/alua/rdac/hp_sw (an "install NAME /bin/false"
+# line each in /etc/modprobe.d/mptest.conf). A stock Debian system does not:
+# an initramfs may load them before the disks are scanned, and then they
+# attach and filter I/O. A scenario that runs "the stock way" lets one load
+# (before its disks appear, so that it attaches at scan) and blocks it again
+# on exit.
+SCSI_DH_CONF=/etc/modprobe.d/mptest.conf
+scsi_dh_allow() { # scsi_dh_allow scsi_dh_emc: unblock and load it
+	sed -i "/^install $1 /d" "$SCSI_DH_CONF" && modprobe "$1"
+}
+scsi_dh_block() { # scsi_dh_block scsi_dh_emc: unload (once unused) and block
+	mod_unload_retry "$1"
+	grep -q "^install $1 " "$SCSI_DH_CONF" ||
+		echo "install $1 /bin/false" >>"$SCSI_DH_CONF"
+	[ ! -d "/sys/module/$1" ]
+}

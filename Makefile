@@ -12,23 +12,42 @@ obj-$(CONFIG_DM_MULTIPATH_EMC)	+= dm-emc.o
 
 ifeq ($(KERNELRELEASE),)
 
+# The package version (dkms.conf, make deb and CHANGELOG.md read it here).
+VERSION	:= 1.0.4
+
+# The kernel to build for.  Building and testing default to the kernel the
+# test guest boots; installing defaults to the running kernel.  KVER= on the
+# command line wins for both.
+ifneq ($(filter install uninstall,$(MAKECMDGOALS)),)
+KVER	?= $(shell uname -r)
+endif
 KVER	?= 6.1.0-57-amd64
 KDIR	?= /lib/modules/$(KVER)/build
 SRCDIR	:= $(CURDIR)
 # Extra kbuild flags, e.g. make W=1 or make C=1
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
-MODULES	:= dm-multipath.ko dm-round-robin.ko dm-emc.ko
+# The modules and their config symbols, read from the obj- lines of the
+# Kbuild fragment above: adding an obj- line is all it takes for the build,
+# make install, dkms.conf and the Debian package to carry a new module.
+THIS_MAKEFILE := $(abspath $(firstword $(MAKEFILE_LIST)))
+KCONFIGS := $(sort $(shell sed -n \
+	's/^obj-\$$(\(CONFIG_[A-Za-z0-9_]*\)).*/\1/p' $(THIS_MAKEFILE)))
+MODULES	:= $(patsubst %.o,%.ko,$(shell sed -n \
+	's/^obj-\$$(CONFIG_[A-Za-z0-9_]*)[[:space:]]*+=//p' $(THIS_MAKEFILE)))
 
 .PHONY: all modules test-modules emulator deps check demo soak bench \
-	check-debug clean-modules clean
+	check-debug clean-modules clean install uninstall deb \
+	print-version print-modules print-kconfig
 
 all: modules
 
+# NO_DEPS=1: build only (make install, packaging), without installing the
+# test harness's dependencies.
 modules:
-	@tests/vm/install-deps --if-missing
-	$(MAKE) -C $(KDIR) M=$(SRCDIR) CONFIG_DM_MULTIPATH=m \
-		CONFIG_DM_MULTIPATH_EMC=m $(KBUILD_ARGS) modules
+	@$(if $(NO_DEPS),true,tests/vm/install-deps --if-missing)
+	$(MAKE) -C $(KDIR) M=$(SRCDIR) $(addsuffix =m,$(KCONFIGS)) \
+		$(KBUILD_ARGS) modules
 
 # Test-only modules (e.g. the kernel-log judge self-test).
 test-modules:
@@ -66,6 +85,57 @@ endif
 # The whole suite and a short soak on a debug kernel (lockdep, KASAN, ...).
 check-debug:
 	@debug/check-debug
+
+# Install the modules for KVER (default: the running kernel) where modprobe
+# prefers them over the distro's (updates/), and update the module index.
+# DESTDIR= stages the tree instead (no depmod then).
+MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates/dm-mpath
+DKMSDIR = $(DESTDIR)/lib/modules/$(KVER)/updates/dkms
+
+install:
+	@test -d $(KDIR)/include || { echo "make install: no kernel headers \
+for $(KVER) at $(KDIR): install linux-headers-$(KVER), or give KVER= \
+(and KDIR=)" >&2; exit 1; }
+	@if [ -e $(DKMSDIR)/dm-multipath.ko ]; then echo "make install: \
+DKMS has installed dm-mpath for $(KVER) ($(DKMSDIR)): remove that first \
+(dkms remove dm-mpath/<version> -k $(KVER)), one copy at a time" >&2; \
+		exit 1; fi
+	$(MAKE) NO_DEPS=1 KVER=$(KVER) KDIR=$(KDIR) modules
+	@for m in $(MODULES); do \
+		v=$$(modinfo -F vermagic $$m | cut -d' ' -f1); \
+		[ "$$v" = "$(KVER)" ] || { echo "make install: $$m was built \
+for '$$v', not $(KVER): make clean-modules, then make install" >&2; \
+		exit 1; }; \
+	done
+	install -d $(MODDIR)
+	install -m 0644 $(MODULES) $(MODDIR)/
+	$(if $(DESTDIR),@echo "make install: DESTDIR set, depmod not run", \
+		depmod -a $(KVER))
+
+uninstall:
+	rm -f $(addprefix $(MODDIR)/,$(MODULES))
+	@rmdir $(MODDIR) 2>/dev/null || { [ ! -d $(MODDIR) ] || \
+		echo "make uninstall: $(MODDIR) still holds other files:" \
+		$$(ls $(MODDIR)) >&2; }
+	$(if $(DESTDIR),@echo "make uninstall: DESTDIR set, depmod not run", \
+		depmod -a $(KVER))
+	@for m in $(MODULES:.ko=); do \
+		[ ! -d /sys/module/$$(echo $$m | tr - _) ] || \
+		echo "make uninstall: $$m is still loaded (modprobe -r it)"; \
+	done
+
+# A Debian package that installs the source under /usr/src and has DKMS
+# build it for every kernel with headers (and each new one): .build/deb/.
+deb:
+	@packaging/mkdeb $(VERSION) $(SRCDIR)/.build/deb
+
+# For dkms.conf and packaging/mkdeb (make -s print-...).
+print-version:
+	@echo $(VERSION)
+print-modules:
+	@echo $(MODULES:.ko=)
+print-kconfig:
+	@echo $(addsuffix =m,$(KCONFIGS))
 
 # The kernel modules' build products only (tests/static-checks rebuilds
 # with each gate's flags; .build/ holds other runs' results and caches).

@@ -1,0 +1,179 @@
+# shellcheck shell=bash
+# multipathd (multipath-tools 0.9.4) in the test guest, the way a stock
+# Debian system runs it: systemd-udevd processing the uevents (multipathd
+# learns about paths from the udev database), /etc/multipath.conf, the daemon
+# in the foreground as its systemd unit starts it (multipathd -d -s), after
+# "modprobe dm-multipath" as the unit's ExecStartPre does.
+#
+# Source after common.sh.  mpd_setup registers the cleanup: on exit no
+# daemon, no map, no configuration and none of our modules are left
+# (guest-init's check_clean would fail the scenario otherwise).
+#
+# The guest's /etc and /run are tmpfs-backed: what is written here is gone
+# at poweroff, and mpd_cleanup removes it for the scenarios that follow.
+
+MPD_CONF=/etc/multipath.conf
+MPD_LOG=/tmp/multipathd.log
+MPD_PID="" UDEVD_PID=""
+
+# ---- udevd ----------------------------------------------------------------
+# udevd_start: systemd-udevd in the background, then the block devices that
+# already exist replayed through the rules ("add") so that the udev database
+# knows them.  Only block devices: a trigger of every subsystem would load
+# drivers for the guest's emulated hardware.
+udevd_start() {
+	/lib/systemd/systemd-udevd >/tmp/udevd.log 2>&1 &
+	UDEVD_PID=$!
+	wait_until 20 udevadm control --ping || return 1
+	udevadm trigger --action=add --subsystem-match=block || return 1
+	udevadm settle --timeout=60
+}
+udevd_stop() {
+	[ -n "$UDEVD_PID" ] || return 0
+	udevadm settle --timeout=30
+	udevadm control --exit 2>/dev/null || kill "$UDEVD_PID" 2>/dev/null
+	wait "$UDEVD_PID" 2>/dev/null
+	UDEVD_PID=""
+}
+# udev_prop DEV NAME: a property of DEV from the udev database
+udev_prop() { udevadm info --query=property --name="$1" | sed -n "s/^$2=//p"; }
+
+# ---- /etc/multipath.conf --------------------------------------------------
+# mpd_conf_write WWID ALIAS [EXTRA_DEFAULTS [EXTRA_DEVICE]]: a configuration
+# that multipaths only the LUN WWID (everything else is blacklisted by wwid)
+# as map ALIAS, over scsi_debug paths.  The device section carries what the
+# scenarios need until the wave's plugins are in main:
+#  - hardware_handler "0": scsi_debug (vpd_use_hostno=0) claims implicit
+#    ALUA, for which multipathd 0.9.4 writes "1 alua" when nothing else is
+#    configured; there is no alua handler of ours yet.
+#  - path_selector "round-robin 0": multipathd's default is
+#    "service-time 0", not in main yet.
+# EXTRA_DEFAULTS and EXTRA_DEVICE are more lines for those sections.
+mpd_conf_write() {
+	mkdir -p /etc/multipath
+	cat >"$MPD_CONF" <<-EOF
+		defaults {
+			user_friendly_names no
+			find_multipaths no
+			polling_interval 1
+			max_polling_interval 4
+			${3:-}
+		}
+		blacklist {
+			wwid ".*"
+		}
+		blacklist_exceptions {
+			wwid "^$1\$"
+		}
+		devices {
+			device {
+				vendor "Linux"
+				product "scsi_debug"
+				path_grouping_policy "multibus"
+				path_selector "round-robin 0"
+				hardware_handler "0"
+				${4:-}
+			}
+		}
+		multipaths {
+			multipath {
+				wwid "$1"
+				alias "$2"
+			}
+		}
+	EOF
+}
+mpd_conf_remove() { rm -rf "$MPD_CONF" /etc/multipath; }
+
+# ---- the daemon -----------------------------------------------------------
+# mpd_start: multipathd in the foreground (-d), log without timestamps (-s)
+# in $MPD_LOG, verbosity 3 (every table it loads is logged); waits until it
+# answers on its socket.  The udev-synchronised device-mapper calls of a
+# stock system: DM_DISABLE_UDEV (set for the scenarios' own dmsetup calls)
+# is not passed on.
+mpd_start() {
+	modprobe dm-multipath || return 1
+	env -u DM_DISABLE_UDEV multipathd -d -s -v3 >"$MPD_LOG" 2>&1 &
+	MPD_PID=$!
+	wait_until 30 mpd_running
+}
+# "pid N idle" between checker ticks, "pid N running" during one
+mpd_running() { multipathd show daemon 2>/dev/null | grep -qE 'pid [0-9]+ (idle|running)'; }
+mpd_stop() {
+	[ -n "$MPD_PID" ] || return 0
+	multipathd shutdown >/dev/null 2>&1 || kill "$MPD_PID" 2>/dev/null
+	local i
+	for i in $(seq 100); do
+		kill -0 "$MPD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$MPD_PID" 2>/dev/null && kill -9 "$MPD_PID"
+	wait "$MPD_PID" 2>/dev/null
+	MPD_PID=""
+}
+# mpd_cmd ARGS...: a multipathd client command (its answer on stdout)
+mpd_cmd() { multipathd "$@"; }
+mpd_has_map() { dmsetup table "$1" 2>/dev/null | grep -q ' multipath '; }
+# mpd_wait_map ALIAS N: until multipathd has made map ALIAS with N paths
+mpd_wait_map() {
+	_mpd_nr_paths() { dmsetup table "$1" 2>/dev/null | grep -o ' [0-9]*:[0-9]* ' | wc -l; }
+	wait_until 60 test "$(_mpd_nr_paths "$1")" -eq "$2"
+}
+# mpd_path_states ALIAS: "dev dm_state chk_state" per path, from multipathd
+mpd_path_states() {
+	multipathd show paths raw format "%d %m %t %T" | awk -v m="$1" '$2 == m { print $1, $3, $4 }'
+}
+# mpd_chk_state ALIAS DEV: multipathd's checker state of path DEV (sdX)
+mpd_chk_state() { mpd_path_states "$1" | awk -v d="$2" '$1 == d { print $3 }'; }
+mpd_dm_state() { mpd_path_states "$1" | awk -v d="$2" '$1 == d { print $2 }'; }
+# mpd_diag_topology ALIAS: multipathd's view and the kernel's, as TAP comments
+mpd_diag_topology() {
+	multipathd show maps topology 2>&1 | sed 's/^/# /'
+	diag "table:  $(dmsetup table "$1" 2>&1)"
+	diag "status: $(dmsetup status "$1" 2>&1)"
+}
+# mpd_log_tail [N]: the daemon's last N log lines as TAP comments
+mpd_log_tail() { tail -n "${1:-20}" "$MPD_LOG" 2>/dev/null | sed 's/^/# mpd: /'; }
+
+# ---- set-up and cleanup ---------------------------------------------------
+# mpd_cleanup: daemon, maps, configuration, udevd, paths and modules, in
+# that order (a map holds its paths, the daemon would recreate maps).
+mpd_cleanup() {
+	local m
+	mpd_stop
+	multipath -F >/dev/null 2>&1
+	for m in $(dmsetup ls --target multipath 2>/dev/null | awk '$1 != "No" { print $1 }'); do
+		dm_remove "$m"
+	done
+	mpd_conf_remove
+	udevd_stop
+	for m in "${SD_NAMES[@]}"; do
+		[ -e "/sys/block/$m/device/state" ] && path_running "$m"
+	done
+	sdebug_down
+	mp_mods_unload
+}
+# mpd_setup NPATHS ALIAS [EXTRA_DEFAULTS [EXTRA_DEVICE]]: udevd, NPATHS
+# scsi_debug paths to one LUN, the configuration for it, multipathd, and
+# the map; sets WWID, MAP_DEV (/dev/mapper/ALIAS) and PATH_NUMS (MAJ:MIN of
+# SD_DEVS).  TAP lines for each step; false if one failed.
+mpd_setup() {
+	local n=$1 alias=$2 d
+	on_exit mpd_cleanup
+	check "systemd-udevd started" udevd_start || return 1
+	sdebug_up "$n" || { tap_fail "scsi_debug with $n paths"; return 1; }
+	udevadm settle --timeout=60
+	WWID=$(udev_prop "${SD_DEVS[0]}" ID_SERIAL)
+	check "udev knows the LUN's WWID ($WWID)" test -n "$WWID" || return 1
+	PATH_NUMS=()
+	for d in "${SD_DEVS[@]}"; do PATH_NUMS+=("$(devnum "$d")"); done
+	mpd_conf_write "$WWID" "$alias" "${3:-}" "${4:-}"
+	check "multipathd started" mpd_start || { mpd_log_tail; return 1; }
+	if ! check "multipathd made map $alias over $n paths" mpd_wait_map "$alias" "$n"; then
+		mpd_log_tail 40
+		return 1
+	fi
+	MAP_DEV=/dev/mapper/$alias
+	wait_until 20 test -b "$MAP_DEV" || dmsetup mknodes "$alias"
+	check "$MAP_DEV exists" test -b "$MAP_DEV"
+}

@@ -4,8 +4,8 @@
 # passes only because the judge flags it.
 #
 # Lockdep switches itself off after its first report (and after a KASAN
-# report), so this runs after every real scenario and 490's lockdep-live
-# check, and before the KASAN self-test (492).
+# report), so this runs after every real scenario and 990's lockdep-live
+# check, and before the KASAN self-test (992).
 # requires: debug-kernel
 # expect-judge: possible circular locking dependency
 # timeout: 120

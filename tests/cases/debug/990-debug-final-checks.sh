@@ -3,7 +3,7 @@
 # scenarios did, and lockdep still alive (it switches itself off after its
 # first report or when a table overflows, which would have made every later
 # scenario unchecked).  Must run after every scenario that loads our
-# modules (numbered below 490) and before the self-tests 491-495 (the
+# modules (numbered below 990) and before the self-tests 991-995 (the
 # lockdep one switches lockdep off on purpose, and so does any KASAN report).
 #
 # Any leak fails; records whose backtrace names our modules are called out.

@@ -1,10 +1,10 @@
 #!/bin/bash
+# Emulated CLARiiON: INQUIRY and VPD pages as a host sees them per port.
 # Emulated CLARiiON, 2 ports per SP: standard INQUIRY and VPD pages 0x00,
 # 0x80, 0x83, 0xC0 as a host sees them on every port (same LUN identity,
 # per-port relative port id, per-port SP/port/ownership in the unit report).
 # timeout: 180
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start --ports-per-sp 2 --size-mb 32 || exit 1
 check_eq "four ports" "A0 A1 B0 B1" "${CL_PORTS[*]}"

@@ -1,10 +1,10 @@
 #!/bin/bash
+# Emulated CLARiiON: media access via the non-owning SP fails 02/04/03.
 # Emulated CLARiiON: media access through a port of the SP that does not own
 # the LUN fails CHECK CONDITION 02/04/03 (and changes nothing); INQUIRY,
 # MODE SENSE and READ CAPACITY still work there.  Counted per port.
 # timeout: 180
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start || exit 1
 A0=${CL_DEV[A0]} B0=${CL_DEV[B0]}

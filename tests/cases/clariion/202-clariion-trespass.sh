@@ -1,11 +1,11 @@
 #!/bin/bash
+# Emulated CLARiiON: each trespass form moves ownership to the sender's SP.
 # Emulated CLARiiON: trespass (MODE SELECT page 0x22) in all three forms the
 # handler may send -- MODE SELECT(6) long page, (6) short page, (10) long
 # page -- moves ownership to the receiving port's SP: owner, VPD 0xC0 byte
 # 4 and media access on both SPs flip each time.
 # timeout: 180
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start || exit 1
 A0=${CL_DEV[A0]} B0=${CL_DEV[B0]}

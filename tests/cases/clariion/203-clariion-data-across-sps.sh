@@ -1,9 +1,9 @@
 #!/bin/bash
+# Emulated CLARiiON: data written via one SP reads back via the other.
 # Emulated CLARiiON: one LUN behind both SPs -- data written through SP A
 # reads back through SP B after a trespass, and the other way round.
 # timeout: 180
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start --ports-per-sp 2 || exit 1
 A0=${CL_DEV[A0]} A1=${CL_DEV[A1]} B0=${CL_DEV[B0]} B1=${CL_DEV[B1]}

@@ -1,12 +1,12 @@
 #!/bin/bash
+# Emulated CLARiiON: RESERVE/RELEASE shared by all ports, vs trespass.
 # Emulated CLARiiON: SCSI-2 RESERVE/RELEASE reach the emulator (the
 # backstores run with pgr_support=0) and form one reservation shared by all
 # ports.  A trespass that honors reservations (code 0x01) on a port other
 # than the holder gets RESERVATION CONFLICT; one that ignores them (0x81)
 # moves ownership anyway.
 # timeout: 180
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start || exit 1
 A0=${CL_DEV[A0]} B0=${CL_DEV[B0]}

@@ -1,10 +1,10 @@
 #!/bin/bash
+# Emulated CLARiiON: malformed trespasses and CDBs get the right sense.
 # Emulated CLARiiON: malformed trespass parameter lists (05/26/00, or
 # 05/1A/00 for a list cut short), bad CDB fields (05/24/00), unknown
 # opcodes (05/20/00), LBA out of range (05/21/00).  None changes ownership.
 # timeout: 180
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start || exit 1
 A0=${CL_DEV[A0]} B0=${CL_DEV[B0]}

@@ -1,10 +1,10 @@
 #!/bin/bash
+# Emulated CLARiiON control ndu: trespass fails NOT READY during upgrade.
 # Emulated CLARiiON control "ndu": during a non-disruptive upgrade a
 # trespass fails NOT READY 02/04/03 and VPD 0xC0 byte 48 is set on every
 # port; I/O on the owner is unaffected.
 # timeout: 150
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start || exit 1
 A0=${CL_DEV[A0]} B0=${CL_DEV[B0]}

@@ -1,9 +1,9 @@
 #!/bin/bash
+# Emulated CLARiiON control reject-trespass: trespasses fail as set.
 # Emulated CLARiiON control "reject-trespass": trespasses fail with the
 # configured sense (default 05/24/00; e.g. 05/04/00 "array copy busy").
 # timeout: 150
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start || exit 1
 A0=${CL_DEV[A0]} B0=${CL_DEV[B0]}

@@ -1,9 +1,9 @@
 #!/bin/bash
+# Emulated CLARiiON control delay-trespass: a trespass answered late.
 # Emulated CLARiiON control "delay-trespass MS": the trespass is answered MS
 # ms late and ownership moves only then; other ports keep being served.
 # timeout: 150
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start || exit 1
 A0=${CL_DEV[A0]} B0=${CL_DEV[B0]}

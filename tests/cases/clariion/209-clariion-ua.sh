@@ -1,10 +1,10 @@
 #!/bin/bash
+# Emulated CLARiiON control ua: UNIT ATTENTION after an ownership change.
 # Emulated CLARiiON control "ua": after an ownership change the first
 # command on each port of the new owner gets UNIT ATTENTION 06/29/00
 # (INQUIRY excepted); the old owner's ports just turn passive.
 # timeout: 180
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start --ports-per-sp 2 || exit 1
 A0=${CL_DEV[A0]} A1=${CL_DEV[A1]} B0=${CL_DEV[B0]} B1=${CL_DEV[B1]}

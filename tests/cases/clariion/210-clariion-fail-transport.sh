@@ -1,12 +1,12 @@
 #!/bin/bash
+# Emulated CLARiiON control fail transport: a port taken offline by LIO.
 # Emulated CLARiiON control "fail PORT transport": LIO's tcm_loop takes the
 # port offline, so commands on it fail in the kernel with a transport error
 # (DID_TRANSPORT_DISRUPTED) and never reach the array; the other ports are
 # unaffected.  "restore" brings it back (LIO then reports I_T nexus loss
 # 06/29/07 once).
 # timeout: 180
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start || exit 1
 A0=${CL_DEV[A0]} B0=${CL_DEV[B0]}

@@ -1,11 +1,11 @@
 #!/bin/bash
+# Emulated CLARiiON control fail noresp: a port that stops answering.
 # Emulated CLARiiON control "fail PORT noresp": the emulator stops answering
 # the port (commands are held, not even counted) until "restore".  The
 # kernel gives up on a held command after the TCMU cmd_time_out (4 s here)
 # with NOT READY 02/08/00; after restore the port answers at once.
 # timeout: 200
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start --cmd-timeout 4 || exit 1
 A0=${CL_DEV[A0]} B0=${CL_DEV[B0]}

@@ -1,9 +1,9 @@
 #!/bin/bash
+# Emulated CLARiiON per-port counters: exact counts, reset, format.
 # Emulated CLARiiON per-port counters: exact counts for a known sequence of
 # commands, "reset-counters" zeroes them, format is one line per port.
 # timeout: 150
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start || exit 1
 A0=${CL_DEV[A0]} B0=${CL_DEV[B0]}

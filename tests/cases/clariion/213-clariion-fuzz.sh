@@ -1,11 +1,11 @@
 #!/bin/bash
+# Emulated CLARiiON robustness: random CDBs never crash or wedge it.
 # Emulated CLARiiON robustness: a few hundred (debug kernel: 80) random CDBs
 # (random opcodes and bytes, random data-in/data-out sizes) on random ports
 # never crash or wedge the emulator: it still answers every port and the
 # control socket.
 # timeout: 420
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 clariion_start --ports-per-sp 2 || exit 1
 pid=$(cat "$CL_STATE/pid")

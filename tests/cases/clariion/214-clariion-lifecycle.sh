@@ -1,10 +1,10 @@
 #!/bin/bash
+# Emulated CLARiiON life cycle: clariion-up refusals, clean clariion-down.
 # Emulated CLARiiON life cycle: clariion-up refuses bad arguments and a
 # second instance, clariion-down removes every configfs object, the
 # emulator, the disks and the target modules it loaded, and is idempotent.
 # timeout: 200
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 # The unload is checked here on both kernels: start from no target module,
 # even where earlier scenarios kept them loaded (common.sh, debug kernel).
 export CLARIION_KEEP_MODULES=0

@@ -1,14 +1,12 @@
 #!/bin/bash
+# Smoke test: a 2-path round-robin map carries data and shows its status.
 # Smoke: a one-PG round-robin map over two scsi_debug paths carries data,
 # shows the seed's INFO/TABLE status formats, and goes away cleanly.
 # timeout: 120
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
-on_exit "dm_remove mpb; sdebug_down; mp_mods_unload"
-sdebug_up 2 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
-check "modules load" mp_mods_load
-A=$(devnum "${SD_DEVS[0]}") B=$(devnum "${SD_DEVS[1]}")
-SECTORS=$(blockdev --getsz "${SD_DEVS[0]}")
+mp_fixture 2 mpb
+A=${DEVNUMS[0]} B=${DEVNUMS[1]}
 
 check "create a 1-PG round-robin map" \
 	dm_create mpb "0 $SECTORS multipath 0 0 1 1 round-robin 0 2 1 $A 16 $B 16"

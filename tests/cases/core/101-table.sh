@@ -1,25 +1,23 @@
 #!/bin/bash
+# Table parsing: valid tables round-trip, malformed ones fail and say why.
 # Table matrix: valid tables load and `dmsetup table` round-trips through
 # `dmsetup create`; malformed tables fail with -EINVAL and a specific kernel
 # log line, leave no map behind, and the modules still unload.
 # timeout: 420
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
-on_exit "dm_remove mpt1; dm_remove mpt2; dm_remove mpbad; sdebug_down; mp_mods_unload"
-sdebug_up 2 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
-check "modules load" mp_mods_load
-A=$(devnum "${SD_DEVS[0]}") B=$(devnum "${SD_DEVS[1]}")
-S=$(blockdev --getsz "${SD_DEVS[0]}")
+mp_fixture 2 mpt1 mpt2 mpbad
+A=${DEVNUMS[0]} B=${DEVNUMS[1]}
 
 # roundtrip NAME-SUFFIX CTOR-ARGS EXPECTED-TABLE-ARGS
 roundtrip() {
 	local what=$1 args=$2 want=$3 t1 t2
-	if ! dm_create mpt1 "0 $S multipath $args"; then
+	if ! dm_create mpt1 "0 $SECTORS multipath $args"; then
 		tap_fail "valid table loads: $what" "$(dmesg | tail -n 3)"
 		return
 	fi
 	t1=$(dmsetup table mpt1)
-	check_eq "TABLE of '$what'" "0 $S multipath $want" "$t1"
+	check_eq "TABLE of '$what'" "0 $SECTORS multipath $want" "$t1"
 	if dm_create mpt2 "$t1"; then
 		t2=$(dmsetup table mpt2)
 		check_eq "'$what': a map created from the TABLE text has the same TABLE" "$t1" "$t2"
@@ -59,7 +57,7 @@ bad() {
 	n_bad=$((n_bad + 1))
 	kmsg_mark
 	check_fail "bad table #$n_bad refused: '$args'" \
-		dmsetup create mpbad --table "0 $S multipath $args"
+		dmsetup create mpbad --table "0 $SECTORS multipath $args"
 	kmsg_expect "bad table #$n_bad: kernel says '$msg' (-EINVAL)" \
 		"multipath: $msg \(-EINVAL\)"
 	check_fail "bad table #$n_bad left no map" dmsetup info mpbad

@@ -1,19 +1,17 @@
 #!/bin/bash
+# fio verifies through a 4-path map while paths fail and come back.
 # fio writes and verifies (crc32c) through a 4-path map while the paths fail
 # one by one down to the last (offline, fail_path) and come back: the
 # application sees no I/O error and no verify error; each path's counters
 # show where the I/O went.
 # timeout: 360
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
-on_exit "kill \$FIO_PID 2>/dev/null; wait; dm_remove mpf; for s in \${SD_NAMES[@]}; do path_running \$s; done; sdebug_down; mp_mods_unload"
-sdebug_up 4 || { tap_fail "scsi_debug with 4 paths"; exit 1; }
-check "modules load" mp_mods_load
-P=() N=("${SD_NAMES[@]}")
-for d in "${SD_DEVS[@]}"; do P+=("$(devnum "$d")"); done
-S=$(blockdev --getsz "${SD_DEVS[0]}")
+mp_fixture 4 mpf
+on_exit "kill \$FIO_PID 2>/dev/null; wait"
+P=("${DEVNUMS[@]}") N=("${SD_NAMES[@]}")
 check "create 1-PG map over 4 paths, repeat_count 8" dm_create mpf \
-	"0 $S multipath 0 0 1 1 round-robin 0 4 1 ${P[0]} 8 ${P[1]} 8 ${P[2]} 8 ${P[3]} 8"
+	"0 $SECTORS multipath 0 0 1 1 round-robin 0 4 1 ${P[0]} 8 ${P[1]} 8 ${P[2]} 8 ${P[3]} 8"
 
 is_failed() { [ "$(path_state mpf "$1")" = F ]; }
 io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }

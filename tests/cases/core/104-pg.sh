@@ -1,18 +1,15 @@
 #!/bin/bash
+# Priority groups: failover, switch/disable/enable_group, bypass, initial PG.
 # Priority groups: failover to the next PG when a PG has no path left, the
 # PG stays until it fails, switch_group / disable_group / enable_group, a
 # bypassed PG used only as a last resort, the initial PG of the table; all
 # visible in the INFO status PG states (A/E/D) and in per-path counters.
 # timeout: 300
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
-on_exit "dm_remove mpg; sdebug_down; mp_mods_unload"
-sdebug_up 4 || { tap_fail "scsi_debug with 4 paths"; exit 1; }
-check "modules load" mp_mods_load
-A=$(devnum "${SD_DEVS[0]}") B=$(devnum "${SD_DEVS[1]}")
-C=$(devnum "${SD_DEVS[2]}") D=$(devnum "${SD_DEVS[3]}")
+mp_fixture 4 mpg
+A=${DEVNUMS[0]} B=${DEVNUMS[1]} C=${DEVNUMS[2]} D=${DEVNUMS[3]}
 N=("${SD_NAMES[@]}")
-S=$(blockdev --getsz "${SD_DEVS[0]}")
 TABLE="round-robin 0 2 1 $A 1 $B 1 round-robin 0 2 1 $C 1 $D 1"
 
 # pgs: the PG state letters and the "current/next PG" field of INFO
@@ -34,7 +31,7 @@ io() {
 	diag "$1 reads per path: $IO; PGs $(pgs)"
 }
 
-check "create 2-PG map" dm_create mpg "0 $S multipath 0 0 2 1 $TABLE"
+check "create 2-PG map" dm_create mpg "0 $SECTORS multipath 0 0 2 1 $TABLE"
 check_eq "before I/O: initial PG 1, both groups enabled" "1: E E" "$(pgs)"
 io 100
 check_eq "I/O goes to PG 1 only" "50 50 0 0" "$IO"
@@ -88,7 +85,7 @@ path_running "${N[0]}"
 path_running "${N[1]}"
 dm_remove mpg
 
-check "create with initial PG 2" dm_create mpg "0 $S multipath 0 0 2 2 $TABLE"
+check "create with initial PG 2" dm_create mpg "0 $SECTORS multipath 0 0 2 2 $TABLE"
 check_eq "initial PG 2 shown" "2: E E" "$(pgs)"
 io 100
 check_eq "I/O starts on the initial PG 2" "0 0 50 50" "$IO"

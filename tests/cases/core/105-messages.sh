@@ -1,17 +1,15 @@
 #!/bin/bash
+# Bad messages are refused with -EINVAL and a log line, changing nothing.
 # Messages are strict: unknown messages, wrong argument counts, bad or out
 # of range numbers, devices that are not paths of the map are refused with
 # -EINVAL and a kernel log line saying why, and change nothing.
 # timeout: 240
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
-on_exit "dm_remove mpm; sdebug_down; mp_mods_unload"
-sdebug_up 3 || { tap_fail "scsi_debug with 3 paths"; exit 1; }
-check "modules load" mp_mods_load
-A=$(devnum "${SD_DEVS[0]}") B=$(devnum "${SD_DEVS[1]}") C=$(devnum "${SD_DEVS[2]}")
-S=$(blockdev --getsz "${SD_DEVS[0]}")
+mp_fixture 3 mpm
+A=${DEVNUMS[0]} B=${DEVNUMS[1]} C=${DEVNUMS[2]}
 check "create 2-PG map over 2 of the 3 paths" dm_create mpm \
-	"0 $S multipath 0 0 2 1 round-robin 0 1 0 $A round-robin 0 1 0 $B"
+	"0 $SECTORS multipath 0 0 2 1 round-robin 0 1 0 $A round-robin 0 1 0 $B"
 T0=$(dmsetup table mpm) S0=$(dmsetup status mpm)
 
 n=0

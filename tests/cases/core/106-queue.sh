@@ -1,17 +1,16 @@
 #!/bin/bash
+# queue_if_no_path holds bios until a path returns; fail_if_no_path EIOs.
 # No path left: with queue_if_no_path bios queue (queue size in the INFO
 # status) and complete with the right data once a path is reinstated;
 # fail_if_no_path releases queued bios with EIO, and new I/O then fails at
 # once; a map with no priority groups queues or fails the same way.
 # timeout: 300
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
-on_exit "kill \$(jobs -p) 2>/dev/null; dm_remove mpq; for s in \${SD_NAMES[@]}; do path_running \$s; done; sdebug_down; mp_mods_unload"
-sdebug_up 2 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
-check "modules load" mp_mods_load
-A=$(devnum "${SD_DEVS[0]}") B=$(devnum "${SD_DEVS[1]}")
-S=$(blockdev --getsz "${SD_DEVS[0]}")
-TABLE="0 $S multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1"
+mp_fixture 2 mpq
+on_exit "kill \$(jobs -p) 2>/dev/null"
+A=${DEVNUMS[0]} B=${DEVNUMS[1]}
+TABLE="0 $SECTORS multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1"
 pat=/tmp/pattern.$$
 head -c 1M /dev/urandom >"$pat"
 
@@ -69,14 +68,14 @@ check_eq "every writer succeeded" "0 0 0 0 " "$(writers_exits)"
 dm_remove mpq
 
 # No priority groups at all (what the daemon loads when the last path goes).
-check "create a map with no PGs, queue_if_no_path" dm_create mpq "0 $S multipath 1 queue_if_no_path 0 0 0"
+check "create a map with no PGs, queue_if_no_path" dm_create mpq "0 $SECTORS multipath 1 queue_if_no_path 0 0 0"
 writers mpq "$pat"
 check "no PGs: 4 bios queued" wait_until 30 queue_size_is mpq 4
 check "fail_if_no_path" dmsetup message mpq 0 fail_if_no_path
 check "the writers finish" wait_until 30 writers_all_done
 check_eq "every writer failed" "1 1 1 1 " "$(writers_exits)"
 dm_remove mpq
-check "create a map with no PGs, no queueing" dm_create mpq "0 $S multipath 0 0 0 0"
+check "create a map with no PGs, no queueing" dm_create mpq "0 $SECTORS multipath 0 0 0 0"
 check_fail "no PGs: I/O fails" dd if=/dev/mapper/mpq of=/dev/null bs=4k count=1 iflag=direct status=none
 dm_remove mpq
 rm -f "$pat"

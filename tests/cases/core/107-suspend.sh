@@ -1,18 +1,17 @@
 #!/bin/bash
+# Suspend (flush, noflush, reload) with I/O queued and under running I/O.
 # Suspend with queued I/O: a flush suspend completes by failing the queued
 # bios, and queue_if_no_path applies again after resume; a noflush suspend
 # keeps them, and after a table reload they complete on the new table with
 # no error and the right data; suspend/resume under running I/O neither
 # deadlocks nor loses anything.
 # timeout: 360
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
-on_exit "kill \$(jobs -p) 2>/dev/null; dmsetup resume mps; dm_remove mps; sdebug_down; mp_mods_unload"
-sdebug_up 2 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
-check "modules load" mp_mods_load
-A=$(devnum "${SD_DEVS[0]}") B=$(devnum "${SD_DEVS[1]}")
-S=$(blockdev --getsz "${SD_DEVS[0]}")
-TABLE="0 $S multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1"
+mp_fixture 2 mps
+on_exit "kill \$(jobs -p) 2>/dev/null; dmsetup resume mps"
+A=${DEVNUMS[0]} B=${DEVNUMS[1]}
+TABLE="0 $SECTORS multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1"
 pat=/tmp/pattern.$$
 head -c 1M /dev/urandom >"$pat"
 
@@ -69,7 +68,7 @@ check "data correct" sh -c "dd if=/dev/mapper/mps bs=64k count=16 iflag=direct s
 dm_remove mps
 
 diag "noflush reload from a map with no priority groups"
-check "create a map with no PGs, queue_if_no_path" dm_create mps "0 $S multipath 1 queue_if_no_path 0 0 0"
+check "create a map with no PGs, queue_if_no_path" dm_create mps "0 $SECTORS multipath 1 queue_if_no_path 0 0 0"
 writers mps "$pat"
 check "4 bios queued on the empty map" wait_until 30 queue_size_is mps 4
 check "noflush suspend" timeout 60 dmsetup suspend --noflush mps

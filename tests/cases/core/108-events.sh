@@ -1,16 +1,15 @@
 #!/bin/bash
+# Path and PG changes move the event number and send PATH_* uevents.
 # Events: every path failure, reinstatement, PG switch and bypass moves the
 # map's event number and wakes `dmsetup wait`; path failures and
 # reinstatements send PATH_FAILED / PATH_REINSTATED uevents with the path
 # and the number of valid paths left.
 # timeout: 240
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
-on_exit "kill \$(jobs -p) 2>/dev/null; dm_remove mpe; for s in \${SD_NAMES[@]}; do path_running \$s; done; sdebug_down; mp_mods_unload"
-sdebug_up 3 || { tap_fail "scsi_debug with 3 paths"; exit 1; }
-check "modules load" mp_mods_load
-A=$(devnum "${SD_DEVS[0]}") B=$(devnum "${SD_DEVS[1]}") C=$(devnum "${SD_DEVS[2]}")
-S=$(blockdev --getsz "${SD_DEVS[0]}")
+mp_fixture 3 mpe
+on_exit "kill \$(jobs -p) 2>/dev/null"
+A=${DEVNUMS[0]} B=${DEVNUMS[1]} C=${DEVNUMS[2]}
 
 ev() { dmsetup info -c --noheadings -o events mpe; }
 ev_above() { [ "$(ev)" -gt "$1" ]; }
@@ -29,7 +28,7 @@ MON=$!
 sleep 1
 
 check "create 2-PG map" dm_create mpe \
-	"0 $S multipath 0 0 2 1 round-robin 0 2 1 $A 1 $B 1 round-robin 0 1 0 $C"
+	"0 $SECTORS multipath 0 0 2 1 round-robin 0 2 1 $A 1 $B 1 round-robin 0 1 0 $C"
 check "some I/O" dd if=/dev/mapper/mpe of=/dev/null bs=4k count=8 iflag=direct status=none
 
 moves "fail_path" dmsetup message mpe 0 fail_path "$A"

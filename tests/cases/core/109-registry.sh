@@ -1,11 +1,12 @@
 #!/bin/bash
+# Selector and handler registries: autoload, module refs, duplicate names.
 # Registries: a table naming round-robin (or the emc handler) loads our
 # module by itself; a selector or handler in use cannot be unloaded, and can
 # once the last map using it is gone; a second registration of the same name
 # is refused with -EEXIST (a renamed copy of the module, inserted while the
 # original is loaded, fails in its init).
 # timeout: 240
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
 on_exit "dm_remove mpr1; dm_remove mpr2; rmmod dm_round_robiX; rmmod dm_eXc; sdebug_down; mp_mods_unload"
 sdebug_up 2 || { tap_fail "scsi_debug with 2 paths"; exit 1; }

@@ -1,24 +1,23 @@
 #!/bin/bash
+# Flushes, discards, write-zeroes and SG_IO/BLKGETSIZE64 through the map.
 # Special bios and ioctls: flushes (fio --fsync, empty flushes), discards
 # (blkdiscard) and write-zeroes (blkdiscard -z) go down a path and do what
 # they should; SG_IO (sg_inq) and BLKGETSIZE64 on /dev/mapper/NAME reach the
 # current path, choosing one if there is none, block while queue_if_no_path
 # holds I/O and fail with fail_if_no_path.
 # timeout: 300
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
-on_exit "kill \$(jobs -p) 2>/dev/null; dm_remove mpx; sdebug_down; mp_mods_unload"
-sdebug_up 2 lbpu=1 lbprz=1 || { tap_fail "scsi_debug with 2 paths, UNMAP"; exit 1; }
-check "modules load" mp_mods_load
-A=$(devnum "${SD_DEVS[0]}") B=$(devnum "${SD_DEVS[1]}")
+mp_fixture 2 mpx -- lbpu=1 lbprz=1
+on_exit "kill \$(jobs -p) 2>/dev/null"
+A=${DEVNUMS[0]} B=${DEVNUMS[1]}
 a=${SD_NAMES[0]} b=${SD_NAMES[1]}
-S=$(blockdev --getsz "${SD_DEVS[0]}")
 # stat fields: 12 discards completed, 16 flushes completed
 discards() { echo $(($(awk '{print $12}' /sys/block/$a/stat) + $(awk '{print $12}' /sys/block/$b/stat))); }
 flushes() { echo $(($(awk '{print $16}' /sys/block/$a/stat) + $(awk '{print $16}' /sys/block/$b/stat))); }
 dmq() { cat "/sys/block/$(dmsetup info -c --noheadings -o blkdevname mpx)/queue/$1"; }
 
-check "create map" dm_create mpx "0 $S multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1"
+check "create map" dm_create mpx "0 $SECTORS multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1"
 diag "path: write_cache=$(cat /sys/block/$a/queue/write_cache) discard_max=$(cat /sys/block/$a/queue/discard_max_bytes) write_zeroes_max=$(cat /sys/block/$a/queue/write_zeroes_max_bytes)"
 diag "map:  write_cache=$(dmq write_cache) discard_max=$(dmq discard_max_bytes) write_zeroes_max=$(dmq write_zeroes_max_bytes)"
 
@@ -26,8 +25,8 @@ diag "map:  write_cache=$(dmq write_cache) discard_max=$(dmq discard_max_bytes) 
 out=$(sg_inq /dev/mapper/mpx 2>&1)
 check_match "sg_inq (SG_IO) through the map on a fresh map" "Vendor identification: Linux" "$out"
 check_match "... reaches a scsi_debug path" "Product identification: scsi_debug" "$out"
-check_eq "BLKGETSIZE64 through the map" $((S * 512)) "$(blockdev --getsize64 /dev/mapper/mpx)"
-check "sg_readcap (SG_IO READ CAPACITY)" sh -c "sg_readcap /dev/mapper/mpx | grep -q 'Last LBA=$((S - 1))'"
+check_eq "BLKGETSIZE64 through the map" $((SECTORS * 512)) "$(blockdev --getsize64 /dev/mapper/mpx)"
+check "sg_readcap (SG_IO READ CAPACITY)" sh -c "sg_readcap /dev/mapper/mpx | grep -q 'Last LBA=$((SECTORS - 1))'"
 
 # Flushes.
 check "the map inherits the paths' write-back cache" test "$(dmq write_cache)" = "write back"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# Debug kernel, end of run: no kmemleak leak and lockdep still live.
 # Debug kernel, end of run: a kmemleak scan over everything the earlier
 # scenarios did, and lockdep still alive (it switches itself off after its
 # first report or when a table overflows, which would have made every later
@@ -13,8 +14,7 @@
 # requires: debug-kernel
 # each-guest: yes
 # timeout: 300
-source "$REPO/tests/lib/common.sh"
-source "$REPO/debug/guest-lib.sh"
+source "${0%/*}/rc"
 
 OURS='\[(dm_multipath|dm_round_robin|dm_emc)\]'
 

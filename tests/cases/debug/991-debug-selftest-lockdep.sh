@@ -1,4 +1,5 @@
 #!/bin/bash
+# Debug-kernel self-test: the judge flags a planted lockdep report.
 # Debug-kernel self-test: a planted lock-order inversion (tests/modules-debug)
 # must produce a lockdep report, and the judge must flag it.  This scenario
 # passes only because the judge flags it.
@@ -9,8 +10,7 @@
 # requires: debug-kernel
 # expect-judge: possible circular locking dependency
 # timeout: 120
-source "$REPO/tests/lib/common.sh"
-source "$REPO/debug/guest-lib.sh"
+source "${0%/*}/rc"
 
 dbg_require /proc/lockdep_stats "lockdep present"
 if lockdep_live; then

@@ -1,12 +1,12 @@
 #!/bin/bash
+# Debug-kernel self-test: the judge flags a planted KASAN use-after-free.
 # Debug-kernel self-test: a planted use-after-free (tests/modules-debug)
 # must produce a KASAN report, and the judge must flag it.  This scenario
 # passes only because the judge flags it (expect-judge below).
 # requires: debug-kernel
 # expect-judge: KASAN: use-after-free in mptest_uaf
 # timeout: 120
-source "$REPO/tests/lib/common.sh"
-source "$REPO/debug/guest-lib.sh"
+source "${0%/*}/rc"
 
 check_match "kasan_multi_shot on the command line (else one report per boot)" \
 	'(^| )kasan_multi_shot( |$)' "$(cat /proc/cmdline)"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# Debug-kernel self-test: the judge flags a planted ODEBUG free-active.
 # Debug-kernel self-test: freeing memory that holds an armed timer
 # (tests/modules-debug) must produce a DEBUG_OBJECTS report, and the judge
 # must flag it.  This scenario passes only because the judge flags it.
@@ -6,8 +7,7 @@
 # requires: debug-kernel
 # expect-judge: ODEBUG: free active .*timer_list hint: mptest_timer_fn
 # timeout: 120
-source "$REPO/tests/lib/common.sh"
-source "$REPO/debug/guest-lib.sh"
+source "${0%/*}/rc"
 
 kmsg_mark
 dbg_plant odebug

@@ -1,4 +1,5 @@
 #!/bin/bash
+# Debug-kernel self-test: kmemleak finds a planted leak, the judge flags it.
 # Debug-kernel self-test: a planted leak (tests/modules-debug) must be found
 # by a kmemleak scan with its allocation backtrace, and the judge must flag
 # the report.  This scenario passes only because the judge flags it.
@@ -10,8 +11,7 @@
 # requires: debug-kernel
 # expect-judge: kmemleak: unreferenced object 0x[0-9a-f]+ \(size 128\)
 # timeout: 300
-source "$REPO/tests/lib/common.sh"
-source "$REPO/debug/guest-lib.sh"
+source "${0%/*}/rc"
 
 dbg_require "$KMEMLEAK" "kmemleak in debugfs"
 kmemleak_scan

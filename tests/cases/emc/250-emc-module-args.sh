@@ -1,10 +1,11 @@
 #!/bin/bash
+# dm-emc module: loading, autoload, table arguments and module parameters.
 # dm-emc: modprobe finds our module, a table naming "emc" autoloads it, the
 # status TABLE line reproduces the handler arguments, bad arguments are
 # refused with a kernel log line naming what was wrong, and the module
 # parameters refuse values out of range.
 # timeout: 300
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
 P=/sys/module/dm_emc/parameters
 
@@ -24,22 +25,17 @@ check_eq "trespass_timeout now 5" 5 "$(cat $P/trespass_timeout 2>&1)"
 check "modprobe -r dm-emc" modprobe -r dm-emc
 check_fail "dm_emc gone" test -d /sys/module/dm_emc
 
-on_exit sdebug_down
-on_exit mp_mods_unload
-on_exit "dm_remove mpemc"
-sdebug_up 1 || { tap_fail "scsi_debug up"; exit 1; }
-check "dm-multipath loads" mp_mods_load
-dev=$(devnum "${SD_DEVS[0]}")
-sectors=$(blockdev --getsz "${SD_DEVS[0]}")
-table() { echo "0 $sectors multipath 0 $1 1 1 round-robin 0 1 0 $dev"; }
+mp_fixture 1 mpemc
+dev=${DEVNUMS[0]}
+table() { echo "0 $SECTORS multipath 0 $1 1 1 round-robin 0 1 0 $dev"; }
 
 # --- autoload -------------------------------------------------------------
 check_fail "dm_emc not loaded before a table names it" test -d /sys/module/dm_emc
 check "create with '1 emc' succeeds" dm_create mpemc "$(table "1 emc")"
 check "the table autoloaded dm_emc" test -d /sys/module/dm_emc
-check_match "status TABLE reproduces '1 emc'" "^0 $sectors multipath 0 1 emc 1 1 round-robin " \
+check_match "status TABLE reproduces '1 emc'" "^0 $SECTORS multipath 0 1 emc 1 1 round-robin " \
 	"$(dmsetup table mpemc)"
-check_match "status INFO has the handler section '0'" "^0 $sectors multipath 1 0 0 1 1 [AE] " \
+check_match "status INFO has the handler section '0'" "^0 $SECTORS multipath 1 0 0 1 1 [AE] " \
 	"$(dmsetup status mpemc)"
 check_fail "dm_emc refuses to unload while a map uses it" modprobe -r dm_emc
 check "remove the map" dm_remove mpemc
@@ -49,7 +45,7 @@ check "dm_emc unloads once no map uses it" modprobe -r dm_emc
 for a in "3 emc 0 0" "3 emc 1 0" "3 emc 0 1" "3 emc 1 1"; do
 	if check "create with '$a'" dm_create mpemc "$(table "$a")"; then
 		check_match "status TABLE reproduces '$a'" \
-			"^0 $sectors multipath 0 $a 1 1 round-robin " "$(dmsetup table mpemc)"
+			"^0 $SECTORS multipath 0 $a 1 1 round-robin " "$(dmsetup table mpemc)"
 		check "remove the '$a' map" dm_remove mpemc
 	fi
 done

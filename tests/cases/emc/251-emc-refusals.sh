@@ -1,28 +1,26 @@
 #!/bin/bash
+# dm-emc refuses paths it cannot trespass (non-SCSI, not a CLARiiON).
 # dm-emc pg_init on paths that cannot be trespassed: a non-SCSI device
 # (null_blk) is refused without sending it anything, a SCSI LUN that is no
 # CLARiiON (scsi_debug answers page 0x22 with ILLEGAL REQUEST 26/00) fails
 # the trespass; each path is failed with a log line naming it, the next
 # candidate is tried, and with none left the I/O fails (no queueing).
 # timeout: 200
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
-on_exit sdebug_down
-on_exit "modprobe -r null_blk"
-on_exit mp_mods_unload
-on_exit "dm_remove mpemc"
-sdebug_up 1 || { tap_fail "scsi_debug up"; exit 1; }
+mp_fixture 1 mpemc
+# The map holds nullb0: remove it before null_blk (mp_fixture's clean-up
+# runs after this one and finds it gone).
+on_exit "dm_remove mpemc; modprobe -r null_blk"
 check "null_blk loads" modprobe null_blk nr_devices=1 gb=1 || exit 1
 check "/dev/nullb0 exists" wait_until 10 test -b /dev/nullb0 || exit 1
-check "modules load" mp_mods_load || exit 1
 
 nb=$(devnum /dev/nullb0)
-sd=$(devnum "${SD_DEVS[0]}")
-S=$(blockdev --getsz "${SD_DEVS[0]}")
+sd=${DEVNUMS[0]}
 reads0=$(path_reads nullb0)
 sdreads0=$(path_reads "${SD_NAMES[0]}")
 check "create map: PG1 = null_blk, PG2 = scsi_debug" dm_create mpemc \
-	"0 $S multipath 0 1 emc 2 1 round-robin 0 1 0 $nb round-robin 0 1 0 $sd" || exit 1
+	"0 $SECTORS multipath 0 1 emc 2 1 round-robin 0 1 0 $nb round-robin 0 1 0 $sd" || exit 1
 
 kmsg_mark
 check_fail "read fails: no path can be initialised" \

@@ -1,13 +1,12 @@
 #!/bin/bash
+# dm-emc failover under fio: one trespass to SP B, then back to SP A.
 # dm-emc over the emulated CLARiiON: PG1 = SP A's ports, PG2 = SP B's. With
 # fio writing and verifying, SP A's ports fail: exactly one trespass goes to
 # SP B, no media command reaches B before that trespass completed (it is
 # held 2 s), I/O resumes on B, no I/O or verify error. switch_group 1 then
 # trespasses the LUN back to A, and A serves the same data.
 # timeout: 600
-source "$REPO/tests/lib/common.sh"
-
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 declare -A N
 on_exit mp_mods_unload

@@ -1,4 +1,5 @@
 #!/bin/bash
+# dm-emc when the trespass is rejected, unanswered or meets a reservation.
 # dm-emc when the trespass fails. PG1 = A0, PG2 = B0 B1; A0 fails, so the
 # core turns to PG2:
 #  - trespass rejected (ILLEGAL REQUEST 24/00): that path is failed, the next
@@ -11,9 +12,7 @@
 #    goes through, and the conflict on the I/O itself fails the I/O but not
 #    the path.
 # timeout: 600
-source "$REPO/tests/lib/common.sh"
-
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 declare -A N
 is_running() { kill -0 "$1" 2>/dev/null; }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# dm-emc when the array is busy (NDU, array copy): bypass, not fail.
 # dm-emc when the array is busy rather than broken. A trespass answered
 # NOT READY 04/03 (non-disruptive microcode upgrade) or ILLEGAL REQUEST
 # 04/00 (array-based copy) bypasses the group (status D) without failing its
@@ -7,8 +8,7 @@
 # over: then its trespass is judged.) With every group busy the I/O ends
 # with the paths failed instead of looping.
 # timeout: 400
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 declare -A N
 # pg_states MAP: the A|D|E letter of each priority group, in order

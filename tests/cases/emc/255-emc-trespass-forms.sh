@@ -1,4 +1,5 @@
 #!/bin/bash
+# dm-emc sends the trespass page form and reservation bit the table asks.
 # dm-emc sends the trespass form the table asks for: "1 emc" the long page
 # (MODE SELECT(6), 15-byte list: 4-byte header + 22 09 ...), "3 emc 1 x" the
 # short one (8 bytes: header + 22 02 ...), as the emulator's command log
@@ -6,8 +7,7 @@
 # (an honoring trespass meets another port's RESERVE with a conflict, an
 # ignoring one moves the LUN).
 # timeout: 400
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 declare -A N PORTNO
 EMULOG=$CL_STATE/emu.log

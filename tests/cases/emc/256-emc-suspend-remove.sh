@@ -1,12 +1,12 @@
 #!/bin/bash
+# dm-emc with a trespass outstanding: suspend, remove and unload are safe.
 # dm-emc with a trespass outstanding: suspend waits for it (bounded by the
 # array's delay or the trespass timeout) and then completes, the held I/O
 # finishes after resume; a map removed the moment its last trespass
 # completes, and dm-emc unloaded right after, leave nothing behind (repeated
 # to hit the window between end_io and module unload); no hang, no warning.
 # timeout: 600
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 declare -A N
 MP=/dev/mapper/mpemc

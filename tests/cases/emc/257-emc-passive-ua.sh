@@ -1,4 +1,5 @@
 #!/bin/bash
+# dm-emc when another host moves the LUN: passive errors, UA, no fio error.
 # dm-emc when someone else moves the LUN. While fio writes and verifies
 # through SP A, another host trespasses the LUN to B: A's media commands
 # now get NOT READY 04/03, which reaches multipath as BLK_STS_IOERR, so
@@ -7,8 +8,7 @@
 # is resent and succeeds; fio sees no error. With trespass_retries=0 each
 # unit attention fails its path instead.
 # timeout: 600
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
+source "${0%/*}/rc"
 
 declare -A N
 MP=/dev/mapper/mpemc

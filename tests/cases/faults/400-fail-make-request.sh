@@ -1,4 +1,5 @@
 #!/bin/bash
+# Random per-path I/O errors (fail_make_request) under verified fio.
 # Probabilistic per-path I/O errors (fail_make_request) under fio
 # --verify=crc32c on a two-path multipath map with queue_if_no_path, and a
 # userspace "path checker" loop that reinstates failed paths, as multipathd
@@ -10,8 +11,7 @@
 # Phase 2 injects on both, so that both paths are sometimes down at once.
 # requires: debug-kernel
 # timeout: 600
-source "$REPO/tests/lib/common.sh"
-source "$REPO/debug/guest-lib.sh"
+source "${0%/*}/rc"
 
 FMR=/sys/kernel/debug/fail_make_request
 MAP=mpfmr
@@ -22,20 +22,14 @@ FIO_SIZE=2M
 
 dbg_require "$FMR/probability" "fail_make_request in debugfs"
 
-sdebug_up 2 || { tap_fail "two scsi_debug paths to one LUN"; exit 1; }
-on_exit "sdebug_down"
-tap_ok "two scsi_debug paths to one LUN: ${SD_NAMES[*]}"
+mp_fixture 2 "$MAP"
+diag "two scsi_debug paths to one LUN: ${SD_NAMES[*]}"
 p0=${SD_NAMES[0]} p1=${SD_NAMES[1]}
 dbg_require "/sys/block/$p0/make-it-fail" "per-disk make-it-fail knob"
-d0=$(devnum "/dev/$p0") d1=$(devnum "/dev/$p1")
+d0=${DEVNUMS[0]} d1=${DEVNUMS[1]}
 
-check "our multipath modules load" mp_mods_load || exit 1
-on_exit "mp_mods_unload"
-
-sectors=$(blockdev --getsz "/dev/$p0")
-table="0 $sectors multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $d0 16 $d1 16"
+table="0 $SECTORS multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $d0 16 $d1 16"
 check "create $MAP: $table" dm_create "$MAP" "$table" || exit 1
-on_exit "dm_remove $MAP"
 
 # Injector off again whatever happens (it is global to the guest).
 fmr_off() {

@@ -1,4 +1,5 @@
 #!/bin/bash
+# Table parser fuzz: thousands of generated tables judged by the oracle.
 # Table parser fuzz: thousands of generated tables (valid ones, mutations of
 # valid ones at every boundary, word soup) loaded through the DM ioctls and
 # judged by the oracle of tests/fuzz/oracle.c: valid ones load and print back
@@ -8,8 +9,7 @@
 # through dmsetup too. Afterwards nothing may hold a path device, a module
 # or slab memory.
 # timeout: 400
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/fuzz/fuzz-lib.sh"
+source "${0%/*}/rc"
 
 N=$(fuzz_count tables "$(per_kernel 6000 1500)")
 fuzz_begin tables 64 fzx || exit 1

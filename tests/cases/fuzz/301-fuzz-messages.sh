@@ -1,4 +1,5 @@
 #!/bin/bash
+# Message fuzz: random messages on a live map checked against a model.
 # Message fuzz: a live map (3 PGs of 2 paths) gets thousands of random and
 # mutated messages (wrong counts, boundary numbers, absent and foreign
 # devices, case changes, huge argument lists, empty messages, sectors
@@ -7,8 +8,7 @@
 # counts, disabled groups, queue_if_no_path), and reads check the PG choice,
 # EIO without paths, queueing and release: never a crash or a wedged map.
 # timeout: 300
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/fuzz/fuzz-lib.sh"
+source "${0%/*}/rc"
 
 N=$(fuzz_count messages "$(per_kernel 8000 2000)")
 fuzz_begin messages 8 dmfuzz-m || exit 1

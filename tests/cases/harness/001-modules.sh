@@ -1,8 +1,9 @@
 #!/bin/bash
+# Our three modules load from this tree, register the target and unload.
 # Our modules load, register the multipath target and unload; modprobe
 # resolves every one of them to this project's files, never the distro's.
 # timeout: 120
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 
 for m in dm-multipath dm-round-robin dm-emc; do
 	f=$(modinfo -n "$m" 2>&1)

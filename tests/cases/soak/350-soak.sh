@@ -1,4 +1,5 @@
 #!/bin/bash
+# Soak: verified fio on two maps through seeded chaos; no error, all events.
 # Soak (issue 5): crc32c-verified fio through a 5-path, 2-PG map and a map on
 # the emulated CLARiiON ("1 emc") while a seeded chaos driver offlines,
 # deletes and rescans paths, flips a flakey/delay stack under one path,
@@ -9,9 +10,7 @@
 # unloads afterwards. See tests/soak/README.md; tests/soak/run-soak runs it
 # for longer (it rewrites the timeout below from the duration).
 # timeout: 360
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/clariion/lib.sh"
-source "$REPO/tests/soak/soak-lib.sh"
+source "${0%/*}/rc"
 
 # mptest.soakduration=S mptest.soakseed=N on the guest command line
 # (GUEST_CMDLINE) override the defaults: 200 s, a fresh seed.

@@ -109,16 +109,16 @@ for '$$v', not $(KVER): make clean-modules, then make install" >&2; \
 	done
 	install -d $(MODDIR)
 	install -m 0644 $(MODULES) $(MODDIR)/
-	$(if $(DESTDIR),@echo "make install: DESTDIR set, depmod not run", \
-		depmod -a $(KVER))
+	@if [ -n "$(DESTDIR)" ]; then echo "make install: DESTDIR given: no depmod"; \
+	else echo depmod -a $(KVER); depmod -a $(KVER); fi
 
 uninstall:
 	rm -f $(addprefix $(MODDIR)/,$(MODULES))
 	@rmdir $(MODDIR) 2>/dev/null || { [ ! -d $(MODDIR) ] || \
 		echo "make uninstall: $(MODDIR) still holds other files:" \
 		$$(ls $(MODDIR)) >&2; }
-	$(if $(DESTDIR),@echo "make uninstall: DESTDIR set, depmod not run", \
-		depmod -a $(KVER))
+	@if [ -n "$(DESTDIR)" ]; then echo "make uninstall: DESTDIR given: no depmod"; \
+	else echo depmod -a $(KVER); depmod -a $(KVER); fi
 	@for m in $(MODULES:.ko=); do \
 		[ ! -d /sys/module/$$(echo $$m | tr - _) ] || \
 		echo "make uninstall: $$m is still loaded (modprobe -r it)"; \

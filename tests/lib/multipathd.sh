@@ -102,8 +102,8 @@ mpd_running() { multipathd show daemon 2>/dev/null | grep -qE 'pid [0-9]+ (idle|
 mpd_stop() {
 	[ -n "$MPD_PID" ] || return 0
 	multipathd shutdown >/dev/null 2>&1 || kill "$MPD_PID" 2>/dev/null
-	local i
-	for i in $(seq 100); do
+	local _
+	for _ in $(seq 100); do
 		kill -0 "$MPD_PID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -134,10 +134,23 @@ mpd_diag_topology() {
 }
 # mpd_log_tail [N]: the daemon's last N log lines as TAP comments
 mpd_log_tail() { tail -n "${1:-20}" "$MPD_LOG" 2>/dev/null | sed 's/^/# mpd: /'; }
+# mpd_diag_stuck: what udev and device-mapper are busy with (a map that
+# does not appear: udev events not processed, a device-mapper call waiting
+# for udev's confirmation), as TAP comments
+mpd_diag_stuck() {
+	diag "udev queue: $(udevadm settle --timeout=0 >/dev/null 2>&1 && echo empty || echo busy)"
+	ps -eo pid,etimes,args | grep -E '[u]dev|[m]ultipath|[s]g_|[s]csi_id|[k]partx|[d]msetup|[b]lkid' |
+		sed 's/^/# ps: /'
+	dmsetup info -c 2>&1 | sed 's/^/# dm: /'
+	dmsetup udevcookies 2>&1 | sed 's/^/# cookies: /'
+	grep -iE 'error|fail|timeout|cookie' "$MPD_LOG" | tail -n 15 | sed 's/^/# mpd: /'
+}
 
 # ---- set-up and cleanup ---------------------------------------------------
-# mpd_cleanup: daemon, maps, configuration, udevd, paths and modules, in
-# that order (a map holds its paths, the daemon would recreate maps).
+# mpd_cleanup: daemon, maps, configuration, paths, udevd and modules, in
+# that order (the daemon would recreate maps, a map holds its paths, and
+# udevd sees the paths go, as on a real system, so that its database does
+# not keep them for the next scenario's devices of the same names).
 mpd_cleanup() {
 	local m
 	mpd_stop
@@ -146,11 +159,11 @@ mpd_cleanup() {
 		dm_remove "$m"
 	done
 	mpd_conf_remove
-	udevd_stop
 	for m in "${SD_NAMES[@]}"; do
 		[ -e "/sys/block/$m/device/state" ] && path_running "$m"
 	done
 	sdebug_down
+	udevd_stop
 	mp_mods_unload
 }
 # mpd_setup NPATHS ALIAS [EXTRA_DEFAULTS [EXTRA_DEVICE]]: udevd, NPATHS
@@ -162,7 +175,7 @@ mpd_setup() {
 	on_exit mpd_cleanup
 	check "systemd-udevd started" udevd_start || return 1
 	sdebug_up "$n" || { tap_fail "scsi_debug with $n paths"; return 1; }
-	udevadm settle --timeout=60
+	udevadm settle --timeout=60 || mpd_diag_stuck
 	WWID=$(udev_prop "${SD_DEVS[0]}" ID_SERIAL)
 	check "udev knows the LUN's WWID ($WWID)" test -n "$WWID" || return 1
 	PATH_NUMS=()
@@ -170,7 +183,8 @@ mpd_setup() {
 	mpd_conf_write "$WWID" "$alias" "${3:-}" "${4:-}"
 	check "multipathd started" mpd_start || { mpd_log_tail; return 1; }
 	if ! check "multipathd made map $alias over $n paths" mpd_wait_map "$alias" "$n"; then
-		mpd_log_tail 40
+		mpd_diag_stuck
+		mpd_log_tail 15
 		return 1
 	fi
 	MAP_DEV=/dev/mapper/$alias

@@ -1,0 +1,113 @@
+#!/bin/bash
+# DKMS in the guest: build, install, modprobe takes ours, a map works, remove.
+# The guest is a stock Debian 12 with the dkms package: "dkms add" of this
+# tree (its dkms.conf), "dkms install" for the running kernel (build,
+# signing with DKMS's own MOK key, install to updates/dkms, depmod), then
+# every module resolves (modinfo -n) to the DKMS copy, modprobe loads that
+# copy (same srcversion) and a 2-path round-robin map carries fio-verified
+# (crc32c) I/O.  "dkms remove" takes them out again and modinfo -n points to
+# the kernel's own modules (kernel/drivers/md/).
+# Harness specifics, undone on exit: the staged module tree guest-init binds
+# over /lib/modules/$KVER has no build link (a stock system's points to the
+# headers) and carries the harness's own copies in updates/dm-mpath (hidden
+# here behind an empty directory, or modprobe would see two copies); the
+# module index is saved and restored so the scenarios after this one see
+# the harness's index again without another depmod.
+# timeout: 900
+source "${0%/*}/rc"
+
+KVER=$(uname -r)
+LIB=/lib/modules/$KVER
+NAME=dm-mpath
+VER=$(make -s --no-print-directory -C "$REPO" KERNELRELEASE= print-version)
+read -ra MODS <<<"$(make -s --no-print-directory -C "$REPO" KERNELRELEASE= print-modules)"
+diag "package $NAME/$VER, modules: ${MODS[*]}"
+check "the Makefile names a version and modules" test -n "$VER" -a ${#MODS[@]} -gt 0 || exit 1
+# unload_mods: every module of the list, users (listed after dm-multipath) first
+unload_mods() {
+	local i
+	for ((i = ${#MODS[@]} - 1; i >= 0; i--)); do
+		[ ! -d "/sys/module/${MODS[i]//-/_}" ] || modprobe -r "${MODS[i]}" || return 1
+	done
+}
+
+# ---- the harness's staged tree made to look like a stock system's ----------
+SAVE=/tmp/dkms-index.$$
+mkdir -p "$SAVE" /tmp/dkms-empty.$$
+cp -a "$LIB"/modules.* "$SAVE/"
+undo_stage() {
+	mountpoint -q "$LIB/updates/dm-mpath" && umount "$LIB/updates/dm-mpath"
+	[ -L "$LIB/build" ] && [ -n "$MADE_BUILD" ] && rm -f "$LIB/build"
+	cp -a "$SAVE"/modules.* "$LIB/"
+}
+on_exit undo_stage
+MADE_BUILD=""
+if [ ! -e "$LIB/build" ]; then
+	ln -s "/usr/src/linux-headers-$KVER" "$LIB/build" && MADE_BUILD=1
+fi
+mount --bind /tmp/dkms-empty.$$ "$LIB/updates/dm-mpath"
+check "kernel headers at $LIB/build" test -e "$LIB/build/include"
+
+on_exit "dm_remove mpk; sdebug_down; unload_mods; dkms remove $NAME/$VER --all; rm -rf /usr/src/$NAME-$VER /var/lib/dkms/$NAME"
+
+t0=$SECONDS
+out=$(dkms add "$REPO" 2>&1)
+check "dkms add $REPO" test $? -eq 0 || diag "$out"
+check_match "dkms status: added" "^$NAME/$VER: added" "$(dkms status "$NAME/$VER" 2>&1)"
+t1=$SECONDS
+out=$(dkms install "$NAME/$VER" -k "$KVER" 2>&1)
+rc=$?
+t2=$SECONDS
+diag "dkms add: $((t1 - t0)) s, dkms install (build, sign, depmod): $((t2 - t1)) s"
+check_eq "dkms install $NAME/$VER -k $KVER" 0 "$rc" || {
+	printf '%s\n' "$out" | tail -n 20 | sed 's/^/# /'
+	tail -n 30 "/var/lib/dkms/$NAME/$VER/build/make.log" 2>/dev/null | sed 's/^/# make.log: /'
+}
+check_match "dkms status: installed" "^$NAME/$VER, $KVER, x86_64: installed" \
+	"$(dkms status "$NAME/$VER" 2>&1)"
+
+for m in "${MODS[@]}"; do
+	check_eq "modinfo -n $m: the DKMS copy" "$LIB/updates/dkms/$m.ko" "$(modinfo -n "$m" 2>&1)"
+done
+check_match "signed with DKMS's MOK key (/var/lib/dkms/mok.key)" "DKMS module signing key" \
+	"$(modinfo -F signer dm-multipath)"
+
+for m in "${MODS[@]}"; do
+	check "modprobe $m" modprobe "$m"
+done
+for m in "${MODS[@]}"; do
+	mod=${m//-/_}
+	check_eq "loaded $m is the DKMS build (srcversion)" \
+		"$(modinfo -F srcversion "$LIB/updates/dkms/$m.ko")" "$(cat "/sys/module/$mod/srcversion" 2>&1)"
+done
+sdebug_up 2 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
+A=$(devnum "${SD_DEVS[0]}") B=$(devnum "${SD_DEVS[1]}")
+S=$(blockdev --getsz "${SD_DEVS[0]}")
+check "a round-robin map over 2 paths" dm_create mpk \
+	"0 $S multipath 0 0 1 1 round-robin 0 2 1 $A 16 $B 16"
+check "fio writes and verifies 8 MiB through it (crc32c)" \
+	fio --name=dkms --filename=/dev/mapper/mpk --direct=1 --ioengine=libaio \
+	--iodepth=8 --bs=4k --rw=randwrite --size=8M --verify=crc32c --verify_fatal=1 \
+	--output=/dev/null
+check "both paths carried I/O" test "$(path_writes "${SD_NAMES[0]}")" -gt 0 -a \
+	"$(path_writes "${SD_NAMES[1]}")" -gt 0
+dm_remove mpk
+sdebug_down
+check "modules unload" unload_mods
+
+t3=$SECONDS
+out=$(dkms remove "$NAME/$VER" --all 2>&1)
+rc=$?
+diag "dkms remove: $((SECONDS - t3)) s"
+check_eq "dkms remove $NAME/$VER --all" 0 "$rc" || diag "$out"
+check_eq "dkms status: nothing" "" "$(dkms status $NAME 2>&1)"
+for m in "${MODS[@]}"; do
+	if [ -e "$LIB/kernel/drivers/md/$m.ko" ]; then
+		check_eq "modinfo -n $m: the kernel's own again" "$LIB/kernel/drivers/md/$m.ko" \
+			"$(modinfo -n "$m" 2>&1)"
+	else # ours only (dm-emc): none left
+		check_fail "modinfo -n $m: none (the kernel has no $m)" modinfo -n "$m"
+	fi
+done
+check_fail "no DKMS copy left in updates/dkms" ls "$LIB"/updates/dkms/dm-multipath.ko
+rm -rf "/usr/src/$NAME-$VER"

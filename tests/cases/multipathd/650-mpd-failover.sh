@@ -1,0 +1,77 @@
+#!/bin/bash
+# multipathd: map made, verified I/O through a path failure and reinstatement.
+# Runs the stock way for multipathd (udevd, /etc/multipath.conf, multipathd
+# -d -s), the test way for device handlers (scsi_dh_* blocked).  multipathd
+# builds the map over 2 scsi_debug paths from the configuration alone; fio
+# writes and verifies (crc32c) through it while one path is taken offline:
+# the kernel fails the path on its I/O error and multipathd marks it failed
+# (tur checker: faulty); when the device runs again the checker finds it up
+# and multipathd reinstates it in the map, which carries I/O again.
+# The configuration says path_selector "round-robin 0" (multipathd's
+# default service-time is not in main yet) and hardware_handler "0"
+# (scsi_debug claims ALUA, no alua handler yet): see tests/lib/multipathd.sh.
+# timeout: 300
+source "${0%/*}/rc"
+
+on_exit "kill \$FIO_PID 2>/dev/null; wait \$FIO_PID"
+mpd_setup 2 mpta || exit 1
+A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}
+
+T=$(dmsetup table mpta)
+diag "table multipathd loaded: $T"
+check_match "table: no features, no handler, 1 PG (multibus), round-robin over both paths" \
+	"^0 [0-9]+ multipath 0 0 1 1 round-robin 0 2 1 $A [0-9]+ $B [0-9]+ \$" "$T"
+mpd_diag_topology mpta
+check_eq "multipathd: both paths active and ready" "$NA active ready|$NB active ready" \
+	"$(mpd_path_states mpta | sort | paste -sd'|')"
+
+running() { kill -0 "$FIO_PID" 2>/dev/null; }
+io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }
+MIB=$(per_kernel 16 8)
+fio --name=mpd --filename="$MAP_DEV" --direct=1 --ioengine=libaio \
+	--iodepth=8 --bs=4k --rw=randwrite --size="${MIB}M" --verify=crc32c \
+	--verify_backlog=256 --verify_fatal=1 --loops=3 \
+	--output-format=json --output=/tmp/fio-mpd.json &
+FIO_PID=$!
+sleep 3
+
+kmsg_mark
+diag "offline $NA"
+path_offline "$NA"
+is_failed() { [ "$(path_state mpta "$A")" = F ]; }
+check "the kernel fails $NA on its I/O error" wait_until 30 is_failed
+check "multipathd marks $NA failed (checker: faulty)" \
+	wait_until 30 test "$(mpd_chk_state mpta "$NA")" = faulty
+check_eq "multipathd: $NA failed in the map" failed "$(mpd_dm_state mpta "$NA")"
+mpd_diag_topology mpta
+check "fio still running on $NB" running
+before=$(io_of "$NB")
+sleep 2
+check "$NB carries the I/O alone" test "$(io_of "$NB")" -gt "$before"
+
+diag "$NA running again"
+path_running "$NA"
+is_active() { [ "$(path_state mpta "$A")" = A ]; }
+check "multipathd reinstates $NA (kernel: active)" wait_until 30 is_active
+check "multipathd: $NA active and ready" \
+	wait_until 30 test "$(mpd_dm_state mpta "$NA") $(mpd_chk_state mpta "$NA")" = "active ready"
+log=$(kmsg_since)
+check_match "kernel log: $A failed" "failing path $A([^0-9]|\$)" "$log"
+check_match "kernel log: $A reinstated" "reinstating path $A([^0-9]|\$)" "$log"
+check_match "multipathd log: $NA ($A) reinstated" "($NA|$A): reinstated" "$(grep reinstated "$MPD_LOG")"
+check "fio still running after the reinstatement" running
+before=$(io_of "$NA")
+sleep 2
+check "reinstated $NA carries I/O again" test "$(io_of "$NA")" -gt "$before"
+
+wait "$FIO_PID"
+rc=$?
+FIO_PID=
+check_eq "fio exit status" 0 "$rc"
+J=/tmp/fio-mpd.json
+check_eq "fio job error" 0 "$(jq '.jobs[0].error' $J)"
+wbytes=$(jq '.jobs[0].write.io_bytes' $J)
+rbytes=$(jq '.jobs[0].read.io_bytes' $J)
+diag "fio wrote $wbytes bytes, read back and verified $rbytes bytes"
+check_eq "fio wrote everything (3 loops of $MIB MiB)" $((3 * MIB * 1048576)) "$wbytes"
+check_eq "fio verified everything" $((3 * MIB * 1048576)) "$rbytes"

@@ -1,0 +1,85 @@
+#!/bin/bash
+# no_path_retry: I/O queues N checker ticks, then fails; earlier data intact.
+# Runs the stock way for multipathd (udevd, /etc/multipath.conf, multipathd
+# -d -s), the test way for device handlers (scsi_dh_* blocked).
+# no_path_retry 5 with polling_interval 1: multipathd loads the map with
+# queue_if_no_path; when the last path fails it enters recovery mode, the
+# writers' bios queue in the map, and after 5 checker ticks multipathd
+# disables queueing (fail_if_no_path): the queued bios fail with EIO.  When a
+# path runs again multipathd reinstates it and turns queueing back on.  fio
+# wrote and verified (crc32c) a region before the outage and verifies it
+# again after it: nothing written is lost.
+# The configuration says path_selector "round-robin 0" (multipathd's
+# default service-time is not in main yet) and hardware_handler "0"
+# (scsi_debug claims ALUA, no alua handler yet): see tests/lib/multipathd.sh.
+# timeout: 300
+source "${0%/*}/rc"
+
+RETRY=5
+on_exit "kill \$(jobs -p) 2>/dev/null"
+mpd_setup 2 mptc "no_path_retry $RETRY" || exit 1
+A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}
+
+T=$(dmsetup table mptc)
+diag "table multipathd loaded: $T"
+check_match "table: queue_if_no_path (no_path_retry), no handler, round-robin over both paths" \
+	"^0 [0-9]+ multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A [0-9]+ $B [0-9]+ \$" "$T"
+mpd_diag_topology mptc
+
+# fio_region MODE: write and verify (MODE=write) or verify only (MODE=verify)
+# 8 MiB at the start of the map, crc32c, one pattern seed for both.
+fio_region() {
+	local extra=()
+	[ "$1" = verify ] && extra=(--verify_only)
+	fio --name=before --filename="$MAP_DEV" --direct=1 --ioengine=libaio \
+		--iodepth=8 --bs=4k --rw=randwrite --size=8M --verify=crc32c \
+		--verify_fatal=1 --randseed=652 "${extra[@]}" \
+		--output-format=json --output="/tmp/fio-652-$1.json" >/dev/null 2>&1
+}
+check "fio writes and verifies 8 MiB before the outage" fio_region write
+
+# The outage: both paths offline, four 256 KiB writers beyond the fio
+# region (common.sh writers: offsets 0-1 MiB of their own pattern file;
+# the map is written through a second name for that offset).
+pat=/tmp/pattern.$$
+head -c 1M /dev/urandom >"$pat"
+dmsetup create mptc-tail --table "0 $((32 * 2048)) linear $MAP_DEV $((16 * 2048))" &&
+	dmsetup mknodes mptc-tail
+on_exit "dm_remove mptc-tail"
+kmsg_mark
+diag "offline $NA and $NB"
+path_offline "$NA"
+path_offline "$NB"
+t0=$SECONDS
+writers mptc-tail "$pat"
+all_failed() { [ "$(path_state mptc "$A") $(path_state mptc "$B")" = "F F" ]; }
+check "the kernel fails both paths" wait_until 30 all_failed
+check "the writers' bios queue in the map" wait_until 30 test "$(queue_size mptc)" -gt 0
+check_match "multipathd enters recovery mode" "mptc: Entering recovery mode: max_retries=$RETRY" \
+	"$(cat "$MPD_LOG")"
+sleep 2
+check "2 s later the writers are still blocked (queued)" writers_none_done
+diag "queued bios: $(queue_size mptc); table: $(dmsetup table mptc)"
+check "multipathd disables queueing and the writers return" wait_until 60 writers_all_done
+waited=$((SECONDS - t0))
+diag "writers returned $waited s after the outage began (no_path_retry $RETRY x polling_interval 1 s)"
+check "that was no sooner than $((RETRY - 2)) checker ticks" test "$waited" -ge $((RETRY - 2))
+ex=$(writers_exits)
+check_match "every queued writer failed (EIO), none succeeded" "^([1-9][0-9]* ){4}\$" "$ex"
+check_match "multipathd logged disabling queueing" "mptc: Disable queueing" "$(cat "$MPD_LOG")"
+check_match "table now without queue_if_no_path (fail_if_no_path)" \
+	"^0 [0-9]+ multipath 0 0 1 1 round-robin " "$(dmsetup table mptc)"
+check_eq "nothing left queued" 0 "$(queue_size mptc)"
+check_fail "new I/O fails at once" dd if="$MAP_DEV" of=/dev/null bs=4k count=1 iflag=direct status=none
+
+diag "$NA and $NB running again"
+path_running "$NA"
+path_running "$NB"
+both_active() { [ "$(path_state mptc "$A") $(path_state mptc "$B")" = "A A" ]; }
+check "multipathd reinstates both paths" wait_until 30 both_active
+queueing() { [[ $(dmsetup table mptc) == *" multipath 1 queue_if_no_path "* ]]; }
+check "multipathd turns queueing back on" wait_until 30 queueing
+mpd_diag_topology mptc
+check "fio verifies the 8 MiB written before the outage: nothing lost" fio_region verify
+check_eq "fio verify-only pass: no error" 0 "$(jq '.jobs[0].error' /tmp/fio-652-verify.json)"
+dm_remove mptc-tail

@@ -1,0 +1,69 @@
+#!/bin/bash
+# multipath -F flushes the map, refuses it while open; data survives.
+# Runs the stock way for multipathd (udevd, /etc/multipath.conf, multipathd
+# -d -s), the test way for device handlers (scsi_dh_* blocked).
+# fio writes and verifies (crc32c) 8 MiB through the map multipathd made;
+# with the map held open, "multipath -F" refuses (map in use) and the map
+# stays; closed, the flush removes it (the paths have no holder left);
+# "multipath" then recreates it from the configuration and fio verifies the
+# data through the new map.
+# The configuration says path_selector "round-robin 0" (multipathd's
+# default service-time is not in main yet) and hardware_handler "0"
+# (scsi_debug claims ALUA, no alua handler yet): see tests/lib/multipathd.sh.
+# timeout: 240
+source "${0%/*}/rc"
+
+on_exit "kill \$(jobs -p) 2>/dev/null"
+mpd_setup 2 mptd "no_path_retry 2" || exit 1
+A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}
+
+T=$(dmsetup table mptd)
+diag "table multipathd loaded: $T"
+check_match "table: queue_if_no_path (no_path_retry 2), no handler, round-robin over both paths" \
+	"^0 [0-9]+ multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A [0-9]+ $B [0-9]+ \$" "$T"
+
+fio_region() { # MODE: write (write and verify) or verify (verify only)
+	local extra=()
+	[ "$1" = verify ] && extra=(--verify_only)
+	fio --name=flush --filename=/dev/mapper/mptd --direct=1 --ioengine=libaio \
+		--iodepth=8 --bs=4k --rw=randwrite --size=8M --verify=crc32c \
+		--verify_fatal=1 --randseed=653 "${extra[@]}" \
+		--output-format=json --output="/tmp/fio-653-$1.json" >/dev/null 2>&1
+}
+check "fio writes and verifies 8 MiB through the map" fio_region write
+
+holders() { ls "/sys/block/$1/holders" | paste -sd' '; }
+dmn=$(basename "$(readlink -f /dev/mapper/mptd)")
+check_eq "$NA is held by the map" "$dmn" "$(holders "$NA")"
+
+# Held open by a reader that sleeps.
+sleep 600 3<"$MAP_DEV" &
+HOLDER=$!
+sleep 0.5
+out=$(multipath -F 2>&1)
+rc=$?
+diag "multipath -F while open: rc=$rc: $out"
+check "multipath -F refuses a map in use (non-zero exit)" test "$rc" -ne 0
+check_match "it says the map is in use" "mptd.*in use" "$out"
+check "the map is still there" mpd_has_map mptd
+check_eq "multipathd still lists it" mptd \
+	"$(multipathd show maps raw format '%n' | grep -x mptd)"
+kill "$HOLDER"
+wait "$HOLDER" 2>/dev/null
+
+out=$(multipath -F 2>&1)
+rc=$?
+diag "multipath -F when closed: rc=$rc: $out"
+check_eq "multipath -F succeeds on the closed map" 0 "$rc"
+check_fail "the map is gone" mpd_has_map mptd
+check_eq "no multipath map left" "" \
+	"$(dmsetup ls --target multipath | grep -v 'No devices found')"
+check_eq "$NA has no holder" "" "$(holders "$NA")"
+check_eq "$NB has no holder" "" "$(holders "$NB")"
+
+out=$(multipath 2>&1)
+diag "multipath: $out"
+check "multipath recreates the map from the configuration" mpd_wait_map mptd 2
+wait_until 20 test -b /dev/mapper/mptd || dmsetup mknodes mptd
+check "fio verifies the 8 MiB through the recreated map" fio_region verify
+check_eq "fio verify-only pass: no error" 0 "$(jq '.jobs[0].error' /tmp/fio-653-verify.json)"

@@ -38,7 +38,7 @@ MODULES	:= $(patsubst %.o,%.ko,$(shell sed -n \
 
 .PHONY: all modules test-modules emulator deps check demo soak bench \
 	check-debug clean-modules clean install uninstall deb \
-	print-version print-modules print-kconfig
+	print-version print-modules print-kconfig print-dkms
 
 all: modules
 
@@ -129,13 +129,15 @@ uninstall:
 deb:
 	@packaging/mkdeb $(VERSION) $(SRCDIR)/.build/deb
 
-# For dkms.conf and packaging/mkdeb (make -s print-...).
+# For dkms.conf and packaging/mkdeb (make -s print-...); print-dkms is all
+# three in one call (DKMS reads dkms.conf several times per command).
 print-version:
 	@echo $(VERSION)
 print-modules:
 	@echo $(MODULES:.ko=)
 print-kconfig:
 	@echo $(addsuffix =m,$(KCONFIGS))
+print-dkms: print-version print-kconfig print-modules
 
 # The kernel modules' build products only (tests/static-checks rebuilds
 # with each gate's flags; .build/ holds other runs' results and caches).

@@ -38,7 +38,7 @@ MODULES	:= $(patsubst %.o,%.ko,$(shell sed -n \
 
 .PHONY: all modules test-modules emulator deps check demo soak bench \
 	check-debug clean-modules clean install uninstall deb \
-	print-version print-modules print-kconfig print-dkms
+	print-version print-modules print-kconfig print-dkms dkms-prebuild
 
 all: modules
 
@@ -61,8 +61,14 @@ deps:
 	@tests/vm/install-deps
 
 # The test suite: every scenario (or T="NNN ...") in one booted guest.
-check: modules test-modules emulator
+# The install family's DKMS scenario (700) needs the tree DKMS built here
+# (.build/dkms, rebuilt when a source changed): only when T selects it.
+DKMS_PREBUILD := $(if $(T),$(filter install 7 70 700%,$(T)),all)
+check: modules test-modules emulator $(if $(DKMS_PREBUILD),dkms-prebuild)
 	@tests/vm/run-suite $(if $(T),--only "$(T)")
+
+dkms-prebuild:
+	@packaging/dkms-prebuild $(SRCDIR)/.build/dkms $(KVER)
 
 # The main job: a multipath map surviving path failures, in a guest.
 demo: modules

@@ -21,19 +21,25 @@ MPD_PID="" UDEVD_PID=""
 # already exist replayed through the rules ("add") so that the udev database
 # knows them.  Only block devices: a trigger of every subsystem would load
 # drivers for the guest's emulated hardware.
+# Call it (and mpd_start) in the scenario's own shell, not in a command
+# substitution such as check's: the daemon's PID must reach the clean-up.
 udevd_start() {
 	/lib/systemd/systemd-udevd >/tmp/udevd.log 2>&1 &
 	UDEVD_PID=$!
-	wait_until 20 udevadm control --ping || return 1
+	wait_until 20 udevd_running || return 1
 	udevadm trigger --action=add --subsystem-match=block || return 1
 	udevadm settle --timeout=60
 }
+udevd_running() { udevadm control --ping --timeout=2 >/dev/null 2>&1; }
+# udevd_stop: also a udevd whose PID this shell does not know
 udevd_stop() {
-	[ -n "$UDEVD_PID" ] || return 0
+	udevd_running || return 0
 	udevadm settle --timeout=30
-	udevadm control --exit 2>/dev/null || kill "$UDEVD_PID" 2>/dev/null
-	wait "$UDEVD_PID" 2>/dev/null
+	udevadm control --exit 2>/dev/null
+	wait_until 20 eval '! udevd_running'
+	[ -z "$UDEVD_PID" ] || { kill "$UDEVD_PID" 2>/dev/null; wait "$UDEVD_PID" 2>/dev/null; }
 	UDEVD_PID=""
+	! udevd_running
 }
 # udev_prop DEV NAME: a property of DEV from the udev database
 udev_prop() { udevadm info --query=property --name="$1" | sed -n "s/^$2=//p"; }
@@ -99,17 +105,18 @@ mpd_start() {
 }
 # "pid N idle" between checker ticks, "pid N running" during one
 mpd_running() { multipathd show daemon 2>/dev/null | grep -qE 'pid [0-9]+ (idle|running)'; }
+# mpd_stop: through its socket, so also a daemon whose PID is not known
 mpd_stop() {
-	[ -n "$MPD_PID" ] || return 0
-	multipathd shutdown >/dev/null 2>&1 || kill "$MPD_PID" 2>/dev/null
-	local _
-	for _ in $(seq 100); do
-		kill -0 "$MPD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$MPD_PID" 2>/dev/null && kill -9 "$MPD_PID"
-	wait "$MPD_PID" 2>/dev/null
+	if mpd_running; then
+		multipathd shutdown >/dev/null 2>&1
+		wait_until 20 eval '! mpd_running'
+	fi
+	if [ -n "$MPD_PID" ]; then
+		wait_until 10 eval "! kill -0 $MPD_PID" || kill -9 "$MPD_PID" 2>/dev/null
+		wait "$MPD_PID" 2>/dev/null
+	fi
 	MPD_PID=""
+	! mpd_running
 }
 # mpd_cmd ARGS...: a multipathd client command (its answer on stdout)
 mpd_cmd() { multipathd "$@"; }
@@ -166,6 +173,15 @@ mpd_cleanup() {
 	udevd_stop
 	mp_mods_unload
 }
+# mpd_finish: the clean-up at a scenario's end, checked (TAP): no daemon and
+# no map left (the exit trap runs it again, silently, after a failure).
+mpd_finish() {
+	mpd_cleanup >/dev/null 2>&1
+	check_fail "clean-up: multipathd stopped" mpd_running
+	check_fail "clean-up: systemd-udevd stopped" udevd_running
+	check_eq "clean-up: no multipath map left" "" \
+		"$(dmsetup ls --target multipath 2>&1 | grep -v 'No devices found')"
+}
 # mpd_setup NPATHS ALIAS [EXTRA_DEFAULTS [EXTRA_DEVICE]]: udevd, NPATHS
 # scsi_debug paths to one LUN, the configuration for it, multipathd, and
 # the map; sets WWID, MAP_DEV (/dev/mapper/ALIAS) and PATH_NUMS (MAJ:MIN of
@@ -173,7 +189,10 @@ mpd_cleanup() {
 mpd_setup() {
 	local n=$1 alias=$2 d
 	on_exit mpd_cleanup
-	check "systemd-udevd started" udevd_start || return 1
+	check_fail "no multipathd left running by an earlier scenario" mpd_running || mpd_stop
+	check_fail "no systemd-udevd left running by an earlier scenario" udevd_running || udevd_stop
+	udevd_start
+	check "systemd-udevd started" udevd_running || return 1
 	sdebug_up "$n" || { tap_fail "scsi_debug with $n paths"; return 1; }
 	udevadm settle --timeout=60 || mpd_diag_stuck
 	WWID=$(udev_prop "${SD_DEVS[0]}" ID_SERIAL)
@@ -181,7 +200,8 @@ mpd_setup() {
 	PATH_NUMS=()
 	for d in "${SD_DEVS[@]}"; do PATH_NUMS+=("$(devnum "$d")"); done
 	mpd_conf_write "$WWID" "$alias" "${3:-}" "${4:-}"
-	check "multipathd started" mpd_start || { mpd_log_tail; return 1; }
+	mpd_start
+	check "multipathd started" mpd_running || { mpd_log_tail; return 1; }
 	if ! check "multipathd made map $alias over $n paths" mpd_wait_map "$alias" "$n"; then
 		mpd_diag_stuck
 		mpd_log_tail 15

@@ -13,8 +13,8 @@
 # timeout: 300
 source "${0%/*}/rc"
 
-on_exit "kill \$FIO_PID 2>/dev/null; wait \$FIO_PID"
 mpd_setup 2 mpta || exit 1
+on_exit "kill \$FIO_PID 2>/dev/null; wait \$FIO_PID"
 A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}
 
 T=$(dmsetup table mpta)
@@ -75,3 +75,4 @@ rbytes=$(jq '.jobs[0].read.io_bytes' $J)
 diag "fio wrote $wbytes bytes, read back and verified $rbytes bytes"
 check_eq "fio wrote everything (3 loops of $MIB MiB)" $((3 * MIB * 1048576)) "$wbytes"
 check_eq "fio verified everything" $((3 * MIB * 1048576)) "$rbytes"
+mpd_finish

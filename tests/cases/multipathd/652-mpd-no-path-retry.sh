@@ -16,8 +16,8 @@
 source "${0%/*}/rc"
 
 RETRY=5
-on_exit "kill \$(jobs -p) 2>/dev/null"
 mpd_setup 2 mptc "no_path_retry $RETRY" || exit 1
+on_exit "kill \${WPIDS[*]} 2>/dev/null"
 A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}
 
 T=$(dmsetup table mptc)
@@ -83,3 +83,4 @@ mpd_diag_topology mptc
 check "fio verifies the 8 MiB written before the outage: nothing lost" fio_region verify
 check_eq "fio verify-only pass: no error" 0 "$(jq '.jobs[0].error' /tmp/fio-652-verify.json)"
 dm_remove mptc-tail
+mpd_finish

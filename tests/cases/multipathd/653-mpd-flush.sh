@@ -13,8 +13,8 @@
 # timeout: 240
 source "${0%/*}/rc"
 
-on_exit "kill \$(jobs -p) 2>/dev/null"
 mpd_setup 2 mptd "no_path_retry 2" || exit 1
+on_exit "kill \$HOLDER 2>/dev/null"
 A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}
 
 T=$(dmsetup table mptd)
@@ -67,3 +67,4 @@ check "multipath recreates the map from the configuration" mpd_wait_map mptd 2
 wait_until 20 test -b /dev/mapper/mptd || dmsetup mknodes mptd
 check "fio verifies the 8 MiB through the recreated map" fio_region verify
 check_eq "fio verify-only pass: no error" 0 "$(jq '.jobs[0].error' /tmp/fio-653-verify.json)"
+mpd_finish

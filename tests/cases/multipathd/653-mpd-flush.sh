@@ -20,7 +20,7 @@ A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}
 T=$(dmsetup table mptd)
 diag "table multipathd loaded: $T"
 check_match "table: queue_if_no_path (no_path_retry 2), no handler, round-robin over both paths" \
-	"^0 [0-9]+ multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A [0-9]+ $B [0-9]+ \$" "$T"
+	"^0 [0-9]+ multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 ($A [0-9]+ $B|$B [0-9]+ $A) [0-9]+ \$" "$T"
 
 fio_region() { # MODE: write (write and verify) or verify (verify only)
 	local extra=()

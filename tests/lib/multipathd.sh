@@ -159,24 +159,28 @@ mpd_diag_stuck() {
 # udevd sees the paths go, as on a real system, so that its database does
 # not keep them for the next scenario's devices of the same names).
 mpd_cleanup() {
-	local m
+	local m t=$SECONDS
 	mpd_stop
+	echo "# clean-up: multipathd stopped after $((SECONDS - t)) s"
 	multipath -F >/dev/null 2>&1
 	for m in $(dmsetup ls --target multipath 2>/dev/null | awk '$1 != "No" { print $1 }'); do
 		dm_remove "$m"
 	done
+	echo "# clean-up: maps removed after $((SECONDS - t)) s"
 	mpd_conf_remove
 	for m in "${SD_NAMES[@]}"; do
 		[ -e "/sys/block/$m/device/state" ] && path_running "$m"
 	done
 	sdebug_down
+	echo "# clean-up: scsi_debug unloaded after $((SECONDS - t)) s"
 	udevd_stop
+	echo "# clean-up: udevd stopped after $((SECONDS - t)) s"
 	mp_mods_unload
 }
 # mpd_finish: the clean-up at a scenario's end, checked (TAP): no daemon and
 # no map left (the exit trap runs it again, silently, after a failure).
 mpd_finish() {
-	mpd_cleanup >/dev/null 2>&1
+	mpd_cleanup 2>/dev/null
 	check_fail "clean-up: multipathd stopped" mpd_running
 	check_fail "clean-up: systemd-udevd stopped" udevd_running
 	check_eq "clean-up: no multipath map left" "" \

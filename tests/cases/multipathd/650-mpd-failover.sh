@@ -10,7 +10,7 @@
 # The configuration says path_selector "round-robin 0" (multipathd's
 # default service-time is not in main yet) and hardware_handler "0"
 # (scsi_debug claims ALUA, no alua handler yet): see tests/lib/multipathd.sh.
-# timeout: 300
+# timeout: 480
 source "${0%/*}/rc"
 
 mpd_setup 2 mpta || exit 1
@@ -27,7 +27,7 @@ check_eq "multipathd: both paths active and ready" "$NA active ready|$NB active 
 
 running() { kill -0 "$FIO_PID" 2>/dev/null; }
 io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }
-MIB=$(per_kernel 16 8)
+MIB=$(per_kernel 12 6)
 fio --name=mpd --filename="$MAP_DEV" --direct=1 --ioengine=libaio \
 	--iodepth=8 --bs=4k --rw=randwrite --size="${MIB}M" --verify=crc32c \
 	--verify_backlog=256 --verify_fatal=1 --loops=3 \

@@ -12,7 +12,7 @@
 # The configuration says path_selector "round-robin 0" (multipathd's
 # default service-time is not in main yet) and hardware_handler "0"
 # (scsi_debug claims ALUA, no alua handler yet): see tests/lib/multipathd.sh.
-# timeout: 300
+# timeout: 480
 source "${0%/*}/rc"
 
 RETRY=5

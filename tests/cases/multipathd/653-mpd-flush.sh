@@ -10,7 +10,7 @@
 # The configuration says path_selector "round-robin 0" (multipathd's
 # default service-time is not in main yet) and hardware_handler "0"
 # (scsi_debug claims ALUA, no alua handler yet): see tests/lib/multipathd.sh.
-# timeout: 240
+# timeout: 360
 source "${0%/*}/rc"
 
 mpd_setup 2 mptd "no_path_retry 2" || exit 1

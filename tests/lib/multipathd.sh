@@ -23,10 +23,22 @@ MPD_PID="" UDEVD_PID=""
 # drivers for the guest's emulated hardware.
 # Call it (and mpd_start) in the scenario's own shell, not in a command
 # substitution such as check's: the daemon's PID must reach the clean-up.
+# A second try after the first did not answer (seen once right after the
+# previous scenario's udevd had exited), with its log as TAP comments.
 udevd_start() {
-	/lib/systemd/systemd-udevd >/tmp/udevd.log 2>&1 &
-	UDEVD_PID=$!
-	wait_until 20 udevd_running || return 1
+	local try
+	for try in 1 2; do
+		wait_until 20 eval '! pidof systemd-udevd'
+		/lib/systemd/systemd-udevd >/tmp/udevd.log 2>&1 &
+		UDEVD_PID=$!
+		wait_until 20 udevd_running && break
+		diag "systemd-udevd (try $try) did not answer; its log:"
+		tail -n 5 /tmp/udevd.log | sed 's/^/# udevd: /'
+		kill "$UDEVD_PID" 2>/dev/null
+		wait "$UDEVD_PID" 2>/dev/null
+		UDEVD_PID=""
+	done
+	[ -n "$UDEVD_PID" ] || return 1
 	udevadm trigger --action=add --subsystem-match=block || return 1
 	udevadm settle --timeout=60
 }

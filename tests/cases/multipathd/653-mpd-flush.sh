@@ -42,7 +42,8 @@ HOLDER=$!
 sleep 0.5
 out=$(multipath -F 2>&1)
 rc=$?
-diag "multipath -F while open: rc=$rc: $out"
+diag "multipath -F while open: rc=$rc"
+printf '%s\n' "$out" | sed 's/^/# | /'
 check "multipath -F refuses a map in use (non-zero exit)" test "$rc" -ne 0
 check_match "it says the map is in use" "mptd.*in use" "$out"
 check "the map is still there" mpd_has_map mptd
@@ -53,7 +54,8 @@ wait "$HOLDER" 2>/dev/null
 
 out=$(multipath -F 2>&1)
 rc=$?
-diag "multipath -F when closed: rc=$rc: $out"
+diag "multipath -F when closed: rc=$rc"
+printf '%s\n' "$out" | sed 's/^/# | /'
 check_eq "multipath -F succeeds on the closed map" 0 "$rc"
 check_fail "the map is gone" mpd_has_map mptd
 check_eq "no multipath map left" "" \
@@ -62,7 +64,7 @@ check_eq "$NA has no holder" "" "$(holders "$NA")"
 check_eq "$NB has no holder" "" "$(holders "$NB")"
 
 out=$(multipath 2>&1)
-diag "multipath: $out"
+printf '%s\n' "$out" | sed 's/^/# multipath: /'
 check "multipath recreates the map from the configuration" mpd_wait_map mptd 2
 wait_until 20 test -b /dev/mapper/mptd || dmsetup mknodes mptd
 check "fio verifies the 8 MiB through the recreated map" fio_region verify

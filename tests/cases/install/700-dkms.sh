@@ -16,7 +16,7 @@
 # here behind an empty directory, or modprobe would see two copies); the
 # module index is saved and restored so the scenarios after this one see
 # the harness's index again without another depmod.
-# timeout: 400
+# timeout: 720
 source "${0%/*}/rc"
 
 KVER=$(uname -r)

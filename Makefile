@@ -9,6 +9,7 @@ dm-multipath-y			:= dm-mpath-registry.o dm-path-selector.o dm-hw-handler.o \
 				   dm-mpath.o
 obj-$(CONFIG_DM_MULTIPATH)	+= dm-multipath.o dm-round-robin.o
 obj-$(CONFIG_DM_MULTIPATH_EMC)	+= dm-emc.o
+obj-$(CONFIG_DM_MULTIPATH_ALUA)	+= dm-alua.o
 
 ifeq ($(KERNELRELEASE),)
 
@@ -18,7 +19,7 @@ SRCDIR	:= $(CURDIR)
 # Extra kbuild flags, e.g. make W=1 or make C=1
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
-MODULES	:= dm-multipath.ko dm-round-robin.ko dm-emc.ko
+MODULES	:= dm-multipath.ko dm-round-robin.ko dm-emc.ko dm-alua.ko
 
 .PHONY: all modules test-modules emulator deps check demo soak bench \
 	check-debug clean-modules clean
@@ -28,7 +29,8 @@ all: modules
 modules:
 	@tests/vm/install-deps --if-missing
 	$(MAKE) -C $(KDIR) M=$(SRCDIR) CONFIG_DM_MULTIPATH=m \
-		CONFIG_DM_MULTIPATH_EMC=m $(KBUILD_ARGS) modules
+		CONFIG_DM_MULTIPATH_EMC=m CONFIG_DM_MULTIPATH_ALUA=m \
+		$(KBUILD_ARGS) modules
 
 # Test-only modules (e.g. the kernel-log judge self-test).
 test-modules:

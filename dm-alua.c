@@ -699,16 +699,39 @@ static unsigned int alua_dh_flags(int err)
 	switch (err) {
 	case SCSI_DH_OK:
 		return 0;
+	/* As for our own commands: transient, or a failed command. */
 	case SCSI_DH_RETRY:
 	case SCSI_DH_IMM_RETRY:
 	case SCSI_DH_RES_TEMP_UNAVAIL:
 	case SCSI_DH_NOMEM:
+	case SCSI_DH_IO:
+	case SCSI_DH_TIMED_OUT:
+	case SCSI_DH_CONN_FAILURE:
 		return MP_RETRY;
 	case SCSI_DH_DEV_TEMP_BUSY:
 		return MP_BYPASS_PG;
 	default:
 		return MP_FAIL_PATH;
 	}
+}
+
+/*
+ * scsi_dh_alua keeps each disk's state in access_state, for all the
+ * disks of a group at once: show what it now believes for every path.
+ */
+static void alua_dh_refresh(struct alua_handler *h)
+{
+	struct scsi_device *sdev;
+	struct alua_path *ap;
+	unsigned long flags;
+
+	spin_lock_irqsave(&h->lock, flags);
+	list_for_each_entry(ap, &h->paths, list) {
+		sdev = alua_sdev(ap->path);
+		if (sdev && sdev->handler)
+			ap->state = sdev->access_state & SCSI_ACCESS_STATE_MASK;
+	}
+	spin_unlock_irqrestore(&h->lock, flags);
 }
 
 /* scsi_dh_alua's answer; process context, possibly inside pg_init. */
@@ -720,7 +743,7 @@ static void alua_dh_done(void *data, int err)
 	unsigned int flags = alua_dh_flags(err);
 	u8 state = sdev->access_state & SCSI_ACCESS_STATE_MASK;
 
-	alua_seen(ap, scsi_vpd_tpg_id(sdev, NULL), state);
+	alua_dh_refresh(ap->h);
 	if (err)
 		DMWARN_LIMIT("%s (%pg): scsi_dh_alua activation failed (%d), port %s: %s",
 			     path->dev->name, path->dev->bdev, err,
@@ -849,7 +872,13 @@ static int alua_add_path(struct hw_handler *hwh, struct dm_path *path,
 
 	ap->path = path;
 	ap->h = h;
-	ap->tpg = -1;
+	/*
+	 * The group the SCSI midlayer read at scan (cached VPD 0x83), so that
+	 * the first RTPG can show every path's state; pg_init asks afresh.
+	 */
+	ap->tpg = scsi_vpd_tpg_id(alua_sdev(path), NULL);
+	if (ap->tpg < 0)
+		ap->tpg = -1;
 	ap->state = ALUA_UNKNOWN;
 	init_waitqueue_head(&ap->recheck_wait);
 

@@ -17,7 +17,7 @@ LIO_SERIAL=a1a0c0de0001			# wwn/vpd_unit_serial: the LUN's wwid
 LIO_WWN_PREFIX=naa.50014050a1a0	# + 2 hex group + 2 hex port: tcm_loop target
 LIO_INI_PREFIX=naa.50014051a1a0	# initiator side of each nexus
 # Unload order: each before the modules it holds.
-LIO_TARGET_MODS="tcm_loop target_core_pscsi target_core_file target_core_iblock target_core_mod"
+LIO_TARGET_MODS="tcm_loop target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod uio"
 
 # ALUA access states as configfs writes and reads them (alua_access_state).
 declare -A LIO_STATE_NUM=([ao]=0 [an]=1 [s]=2 [u]=3 [lbd]=4 [o]=14 [t]=15)

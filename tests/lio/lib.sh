@@ -95,3 +95,91 @@ lio_rtpg() {
 	done <<<"$(sg_rtpg -d "$1" 2>&1)"
 	echo "${out% }"
 }
+
+# ---- dm-alua scenarios ------------------------------------------------------
+# ALUA_DH=1 (the 55N scenarios): scsi_dh_alua is let load before the array
+# comes up, so that it attaches to every port at scan, as on a stock system.
+ALUA_DH=${ALUA_DH:-0}
+
+# alua_begin [lio-up args]: the array up (with scsi_dh_alua attached when
+# ALUA_DH=1) and our modules plus dm-alua loaded; undone at exit in the
+# right order (maps, modules, array, scsi_dh_alua).
+alua_begin() {
+	local p
+	if [ "$ALUA_DH" = 1 ]; then
+		diag "stock-system way: scsi_dh_alua attached to every port"
+		on_exit "scsi_dh_block scsi_dh_alua"
+		check "scsi_dh_alua allowed and loaded" scsi_dh_allow scsi_dh_alua || exit 1
+		lio_start --allow-dh "$@" || exit 1
+		for p in "${LIO_PORTS[@]}"; do
+			check_eq "$p: scsi_dh_alua attached" alua \
+				"$(cat "/sys/block/${LIO_DEVS[$p]#/dev/}/device/dh_state")"
+		done
+	else
+		diag "without scsi_dh_alua (blocked)"
+		lio_start "$@" || exit 1
+	fi
+	on_exit mp_mods_unload
+	check "modules load (dm-multipath, dm-round-robin, dm-alua)" \
+		eval "mp_mods_load && modprobe dm-alua" || exit 1
+}
+
+# alua_map NAME [FEATURES] [HWH]: create NAME from lio_table; removed at exit.
+alua_map() {
+	on_exit "dm_remove $1"
+	check "create map $1 (1 PG per port group)" dm_create "$1" "$(lio_table "${2:-0}" "${3:-1 alua}")"
+}
+
+# group_io G: reads + writes completed by group G's ports so far.
+group_io() {
+	local p n=0
+	for p in "${LIO_PORTS[@]}"; do
+		[ "${LIO_GROUP[$p]}" = "$1" ] || continue
+		n=$((n + $(path_reads "${LIO_DEVS[$p]#/dev/}") + $(path_writes "${LIO_DEVS[$p]#/dev/}")))
+	done
+	echo "$n"
+}
+group_io_gt() { [ "$(group_io "$1")" -gt "$2" ]; }
+
+# fio_start MAP SIZE: verified random writes through MAP in the background
+# (FIO_PID, output in FIO_LOG); fio_check: it ended with status 0, err=0.
+fio_start() {
+	FIO_LOG=$(mktemp /tmp/alua-fio.XXXXXX)
+	# (evaluated at exit: the FIO_PID and FIO_LOG of then)
+	# shellcheck disable=SC2016
+	on_exit 'kill "$FIO_PID" 2>/dev/null; wait "$FIO_PID" 2>/dev/null; rm -f "$FIO_LOG"'
+	fio --name=alua --filename="/dev/mapper/$1" --direct=1 --ioengine=libaio \
+		--iodepth=8 --rw=randwrite --bs=16k --size="$2" --verify=crc32c \
+		--verify_fatal=1 --randrepeat=1 --output="$FIO_LOG" >/dev/null 2>&1 &
+	FIO_PID=$!
+}
+fio_check() {
+	local rc
+	wait "$FIO_PID"
+	rc=$?
+	check_eq "fio exit status 0 (no I/O error, no verify error)" 0 "$rc"
+	check_match "fio reports err=0" "err= 0" "$(cat "$FIO_LOG")"
+}
+fio_running() { kill -0 "$FIO_PID" 2>/dev/null; }
+
+# port_state MAP PORT: A or F, its fail count in PATH_FAILS.  (common.sh's
+# path_state takes the first MAJ:MIN of the status, which with dm-alua is
+# in the handler's words: here the one followed by A or F.)
+port_state() { mp_path_state "$1" "${LIO_NUM[$2]}"; }
+# mp_path_state MAP MAJ:MIN: the same for any path.
+mp_path_state() {
+	local f i
+	read -ra f <<<"$(dmsetup status "$1")" || return 1
+	for ((i = 0; i < ${#f[@]} - 2; i++)); do
+		if [ "${f[i]}" = "$2" ] && [[ ${f[i + 1]} == [AF] ]]; then
+			PATH_FAILS=${f[i + 2]}
+			echo "${f[i + 1]}"
+			return 0
+		fi
+	done
+	return 1
+}
+# seen MAP PORT: the ALUA state dm-alua last saw for PORT
+seen() { alua_path_state "$1" "${LIO_NUM[$2]}"; }
+# port_fails MAP PORT: how often MAP has failed PORT
+port_fails() { mp_path_state "$1" "${LIO_NUM[$2]}" >/dev/null && echo "$PATH_FAILS"; }

@@ -60,7 +60,6 @@
 #define ALUA_T		0xf
 /* What the handler shows before it has asked, or when asking failed. */
 #define ALUA_UNKNOWN	0x10
-#define ALUA_NORESP	0x11
 
 #define ALUA_TPGS_IMPLICIT	0x1	/* standard INQUIRY byte 5, bits 5:4 */
 #define ALUA_TPGS_EXPLICIT	0x2
@@ -112,7 +111,8 @@ struct alua_path {
 
 	/* Last seen, under h->lock: what status reports. */
 	int tpg;			/* -1 until known */
-	u8 state;			/* ALUA_* */
+	u8 state;			/* ALUA_*: its group's, from any path */
+	bool noresp;			/* our last command on it failed */
 
 	/* A re-check after a path error; del_path waits for it. */
 	bool recheck_busy;		/* under h->lock */
@@ -169,7 +169,6 @@ static const char *alua_state_word(u8 state)
 	case ALUA_LBD: return "lbd";
 	case ALUA_O: return "o";
 	case ALUA_T: return "t";
-	case ALUA_NORESP: return "noresp";
 	default: return "unknown";
 	}
 }
@@ -208,6 +207,20 @@ static void alua_seen(struct alua_path *ap, int tpg, u8 state)
 	if (tpg >= 0)
 		ap->tpg = tpg;
 	ap->state = state;
+	spin_unlock_irqrestore(&ap->h->lock, flags);
+}
+
+/*
+ * Whether the port answered our last command. Kept apart from the state:
+ * an RTPG through another port reports the group's state, which says
+ * nothing about this port's link.
+ */
+static void alua_answered(struct alua_path *ap, bool answered)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ap->h->lock, flags);
+	ap->noresp = !answered;
 	spin_unlock_irqrestore(&ap->h->lock, flags);
 }
 
@@ -612,10 +625,12 @@ static void alua_op_work(struct work_struct *work)
 			     !op->pg_init ? "" : transient ?
 			     ": retry pg_init later" : ": failing path");
 		if (out == OUT_FAILED)
-			alua_seen(op->ap, -1, ALUA_NORESP);
+			alua_answered(op->ap, false);
 		alua_finish(op, transient ? MP_RETRY : MP_FAIL_PATH);
 		return;
 	}
+
+	alua_answered(op->ap, true);
 
 	switch (op->step) {
 	case STEP_INQ:
@@ -988,12 +1003,14 @@ static int alua_status(struct hw_handler *hwh, status_type_t type,
 		/* Per path: <maj:min> <group or -> <state>. */
 		spin_lock_irqsave(&h->lock, flags);
 		list_for_each_entry(ap, &h->paths, list) {
+			const char *word = ap->noresp ? "noresp" :
+					   alua_state_word(ap->state);
+
 			if (ap->tpg >= 0)
 				DMEMIT("%s %d %s ", ap->path->dev->name,
-				       ap->tpg, alua_state_word(ap->state));
+				       ap->tpg, word);
 			else
-				DMEMIT("%s - %s ", ap->path->dev->name,
-				       alua_state_word(ap->state));
+				DMEMIT("%s - %s ", ap->path->dev->name, word);
 		}
 		spin_unlock_irqrestore(&h->lock, flags);
 		break;

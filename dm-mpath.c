@@ -169,8 +169,8 @@ struct multipath {
 /*
  * Per-bio context (ti->per_io_data_size): the path the bio went down and
  * what the lower layers may change in it, so that it can be sent again.
- * The private dm-bio-record.h is not shipped in linux-headers, hence our
- * own record.
+ * dm core's own record of this kind is private to it (linux-headers do
+ * not carry it), hence ours.
  */
 struct mpath_io {
 	struct pgpath *pgpath;		/* NULL while not sent down a path */

@@ -77,7 +77,7 @@ bad "x 0 1 1 round-robin 0 1 0 $A" "invalid number of feature arguments"
 bad "9 queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"invalid number of feature arguments"
 bad "1" "not enough feature arguments"
-bad "3 queue_if_no_path 0 1 1 round-robin 0 1 0 $A" "not enough feature arguments"
+bad "3 queue_if_no_path pg_init_retries" "not enough feature arguments"
 bad "1 no_such_feature 0 1 1 round-robin 0 1 0 $A" "unrecognised feature"
 kmsg_expect "the unrecognised feature is named" "unrecognised feature 'no_such_feature'"
 bad "1 pg_init_retries 0 1 1 round-robin 0 1 0 $A" "pg_init_retries needs a value"

@@ -214,6 +214,17 @@ int dev_index(dev_t d)
 	return -1;
 }
 
+/* After a run (its last case k): no fuzz device may be left. */
+static void check_none_left(long k)
+{
+	char *names = NULL;
+
+	dmio_list(&names);
+	if (strstr(names, "dmfuzz-"))
+		fail(k, "fuzz devices left behind: %s", names);
+	free(names);
+}
+
 /* ---- tables mode ---- */
 static const char *TNAME = "dmfuzz-t", *RNAME = "dmfuzz-r";
 
@@ -297,7 +308,6 @@ static void run_tables(long first, long n)
 {
 	struct sb tbl = { 0 };
 	struct tstats st = { 0 };
-	char *names = NULL;
 	long k;
 	int r;
 
@@ -442,10 +452,7 @@ static void run_tables(long first, long n)
 	}
 	if (dmio_remove(TNAME) || dmio_remove(RNAME))
 		fail(k, "cannot remove the fuzz devices: %s", strerror(errno));
-	dmio_list(&names);
-	if (strstr(names, "dmfuzz-"))
-		fail(k, "fuzz devices left behind: %s", names);
-	free(names);
+	check_none_left(k);
 	free(tbl.s);
 	printf("dm-fuzz tables: %ld cases (seed %llu, from %ld): %ld valid, %ld invalid, "
 	       "%ld skipped; %ld accepted, %ld rejected; %ld made live, %ld huge; "
@@ -619,7 +626,6 @@ static void run_messages(long first, long n)
 {
 	struct mstats st = { 0 };
 	struct sb tbl = { 0 };
-	char *names = NULL;
 	long k;
 	int r, g;
 
@@ -740,10 +746,7 @@ next:
 	}
 	if (dmio_remove(MNAME))
 		fail(k, "cannot remove %s: %s", MNAME, strerror(errno));
-	dmio_list(&names);
-	if (strstr(names, "dmfuzz-"))
-		fail(k, "fuzz devices left behind: %s", names);
-	free(names);
+	check_none_left(k);
 	free(tbl.s);
 	printf("dm-fuzz messages: %ld cases (seed %llu, from %ld): %ld accepted, "
 	       "%ld rejected; %ld read probes (%ld read a path, %ld EIO without a "

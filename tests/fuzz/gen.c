@@ -118,7 +118,8 @@ static const char *const keywords[] = {
 	"queue_if_no_path", "QUEUE_IF_NO_PATH", "Queue_If_No_Path",
 	"queue_if_no_pat", "fail_if_no_path", "emc", "EMC", "round-robin",
 	"Round-Robin", "round_robin", "roundrobin", "multipath", "no-such-thing",
-	"pg_init_retries", "retain_attached_hw_handler", NULL,
+	"pg_init_retries", "retain_attached_hw_handler", "pg_init_delay_msecs",
+	"queue_mode", "bio", "rq", "queue_if_no_path_timeout_secs", NULL,
 };
 
 static char *junk_word(void)
@@ -174,6 +175,48 @@ static char *count_word(unsigned int v)
 	return fmt("%u", v);
 }
 
+/*
+ * A valid feature section of Linux 6.1's words and the queueing bound, in a
+ * random order, some given twice, at most 8 words; sometimes one value
+ * just out of range.
+ */
+static void gen_features(struct wl *l)
+{
+	static const char *const name[] = {
+		"queue_if_no_path", "retain_attached_hw_handler",
+		"pg_init_retries", "pg_init_delay_msecs",
+		"queue_if_no_path_timeout_secs", "Queue_Mode",
+	};
+	static const unsigned int lo[] = { 0, 0, 1, 0, 0, 0 };
+	static const unsigned int hi[] = { 0, 0, 50, 60000, 86400, 0 };
+	struct wl words = { 0 };
+	unsigned int n = 0, k, i;
+
+	for (k = 1 + rn(4); k; k--) {
+		i = rn(6);
+		if (n + (i >= 2) + 1 > 8)
+			break;
+		wl_push(&words, name[i]);
+		n++;
+		if (i == 5) {
+			wl_push(&words, pct(80) ? "bio" : pct(50) ? "BIO" : "rq");
+			n++;
+		} else if (i >= 2) {
+			unsigned int v = pct(50) ? lo[i] + rn(hi[i] - lo[i] + 1) :
+				pct(50) ? lo[i] : hi[i];
+
+			if (pct(5))
+				v = pct(50) && lo[i] ? lo[i] - 1 : hi[i] + 1;
+			push_own(&words, fmt("%u", v));
+			n++;
+		}
+	}
+	push_own(l, count_word(n));
+	for (i = 0; i < (unsigned int)words.n; i++)
+		wl_push(l, words.w[i]);
+	wl_free(&words);
+}
+
 static void gen_valid(struct wl *l)
 {
 	unsigned int npg, initial, i, j, used = 0;
@@ -191,7 +234,9 @@ static void gen_valid(struct wl *l)
 		perm[r] = t;
 	}
 
-	if (pct(50)) {
+	if (pct(25)) {
+		gen_features(l);
+	} else if (pct(50)) {
 		wl_push(l, "1");
 		wl_push(l, pct(80) ? "queue_if_no_path" :
 			   pct(50) ? "QUEUE_IF_NO_PATH" : "Queue_if_No_Path");

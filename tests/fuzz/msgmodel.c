@@ -139,7 +139,7 @@ void model_apply(struct mexpect *x)
 int model_check_status(long k, const char *tbl, const char *info, long *qsize)
 {
 	struct wl l = { 0 };
-	int i = 0, bad = 0;
+	int i = 0, bad = 0, nact = 0, f = 0;
 	unsigned int v;
 
 	if (strncmp(tbl, mm.queue ? "1 queue_if_no_path " : "0 ",
@@ -150,15 +150,34 @@ int model_check_status(long k, const char *tbl, const char *info, long *qsize)
 	}
 	k_split(info, &l);
 #define W(j) ((j) < l.n ? l.w[j] : "")
-	/* 1 <queue size> 0 <#PGs> <PG> */
-	if (strcmp(W(0), "1") || k_strtouint(W(1), &v) || strcmp(W(2), "0") ||
-	    k_strtouint(W(3), &v) || (int)v != mm.npg) {
+	/*
+	 * 1 <queue size> 0 <#PGs> <PG>; while queueing for want of a path
+	 * (queue_if_no_path, no active path) the features are
+	 * "4 <queue size> no_path <secs> <bound>".
+	 */
+	for (int p = 0; p < mm.np; p++)
+		nact += mm.active[p];
+	if (mm.queue && !nact) {
+		if (strcmp(W(0), "4") || strcmp(W(2), "no_path") ||
+		    k_strtouint(W(3), &v) || k_strtouint(W(4), &v)) {
+			fail(k, "no path and queueing, but no 'no_path' features: %.40s",
+			     info);
+			bad = 1;
+			goto out;
+		}
+		f = 3;
+	} else if (strcmp(W(0), "1")) {
+		bad = 1;
+		goto out;
+	}
+	if (k_strtouint(W(1), &v) || strcmp(W(f + 2), "0") ||
+	    k_strtouint(W(f + 3), &v) || (int)v != mm.npg) {
 		bad = 1;
 		goto out;
 	}
 	if (qsize)
 		*qsize = atol(W(1));
-	i = 5;
+	i = f + 5;
 	for (int g = 1; g <= mm.npg; g++) {
 		const char *state = W(i);
 		int np = 0;

@@ -57,7 +57,7 @@ check_match "the kernel log says the bound was reached" \
 	"multipath: [0-9]+:[0-9]+: no path for [0-9]+ s: queueing bound reached, failing [0-9]+ queued I/O" "$(kmsg_since)"
 check "... event number moved on" test "$(dmsetup info -c --noheadings -o events mpb)" -gt "$event0"
 check_match "queue_if_no_path is off in TABLE (the bound stays)" \
-	"^0 $SECTORS multipath 1 queue_if_no_path_timeout_secs $BOUND 0 " "$(dmsetup table mpb)"
+	"^0 $SECTORS multipath 2 queue_if_no_path_timeout_secs $BOUND 0 " "$(dmsetup table mpb)"
 check_match "INFO back to the plain form, nothing queued" "^0 $SECTORS multipath 1 0 0 " "$(dmsetup status mpb)"
 check_fail "new I/O fails at once now" dd if=/dev/mapper/mpb of=/dev/null bs=4k count=1 iflag=direct status=none
 

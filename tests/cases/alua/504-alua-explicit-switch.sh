@@ -20,7 +20,7 @@ check "read after the switch" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count
 k=$(kmsg_since)
 if [ "$ALUA_DH" = 1 ]; then
 	check_match "pg_init through scsi_dh_alua" "activating through scsi_dh_alua" "$k"
-	check_match "scsi_dh_alua switched group 2 (its STPG)" "alua: port group 0*2 switched to state A" "$k"
+	check_match "scsi_dh_alua saw group 2 become active/optimized" "alua: port group 02 state A" "$k"
 else
 	check_match "STPG sent through a group 2 port" \
 		"multipath alua: (${LIO_NUM[g2p0]}|${LIO_NUM[g2p1]}) .*group 2 is standby: sending STPG to active/optimized" "$k"

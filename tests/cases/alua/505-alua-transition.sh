@@ -38,7 +38,7 @@ else
 	check_match "pg_init saw group 2 transitioning and waited" "group 2 transitioning, waiting up to 60 s" "$k"
 	check_match "... then found it active/optimized" "group 2 is active/optimized: path ready" "$k"
 fi
-check_fail "no STPG sent" grep -qE "sending STPG|switched to state" <<<"$k"
+check_fail "dm-alua sent no STPG" grep -q "sending STPG" <<<"$k"
 check_eq "LIO: group 2 altered implicitly" "Altered by Implicit ALUA" "$(lio_ctl status 2)"
 check "the read went through group 2" group_io_gt 2 "$io2"
 for p in "${LIO_PORTS[@]}"; do

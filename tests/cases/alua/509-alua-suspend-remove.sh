@@ -1,6 +1,6 @@
 #!/bin/bash
 # suspend and remove while an STPG is outstanding: no hang, module unloads.
-# LIO answers STPGs to group 2 3 s late (trans_delay_msecs).  A read after
+# LIO answers STPGs to group 2 6 s late (trans_delay_msecs).  A read after
 # "switch_group 2" starts a pg_init whose STPG is then outstanding:
 # "dmsetup suspend" returns (once the STPG is answered), the STPG took
 # effect in LIO, and after resume the read completes.  Again with group 2
@@ -12,7 +12,7 @@ source "${0%/*}/rc"
 alua_begin --groups 2 --ports-per-group 2
 alua_map mpalua || exit 1
 check "first read (group 1)" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=4 iflag=direct status=none
-check "LIO: STPGs to group 2 answered 3 s late" lio_ctl delay 2 3000
+check "LIO: STPGs to group 2 answered 6 s late" lio_ctl delay 2 6000
 stpg_started() {
 	if [ "$ALUA_DH" = 1 ]; then
 		kmsg_since | grep -q "activating through scsi_dh_alua"

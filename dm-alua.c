@@ -759,6 +759,9 @@ static void alua_dh_done(void *data, int err)
 	u8 state = sdev->access_state & SCSI_ACCESS_STATE_MASK;
 
 	alua_dh_refresh(ap->h);
+	/* It got answers through this port. */
+	if (!err)
+		alua_answered(ap, true);
 	if (err)
 		DMWARN_LIMIT("%s (%pg): scsi_dh_alua activation failed (%d), port %s: %s",
 			     path->dev->name, path->dev->bdev, err,

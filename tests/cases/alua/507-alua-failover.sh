@@ -40,6 +40,9 @@ check "switch_group 1" dmsetup message mpalua 0 switch_group 1
 io1=$(group_io 1)
 check "read through group 1 again" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=16 iflag=direct status=none
 check "... it went through group 1" group_io_gt 1 "$io1"
-check_eq "status: handler saw g1p0 active/optimized again" ao "$(seen mpalua g1p0)"
+# The port pg_init went through answered: status shows its group again.
+# shellcheck disable=SC2016
+check "status: handler saw a group 1 path active/optimized again" \
+	eval '[ "$(seen mpalua g1p0)" = ao ] || [ "$(seen mpalua g1p1)" = ao ]'
 check "remove map" dm_remove mpalua
 check "modules unload" mp_mods_unload

@@ -3,7 +3,7 @@
 # Table matrix: valid tables load and `dmsetup table` round-trips through
 # `dmsetup create`; malformed tables fail with -EINVAL and a specific kernel
 # log line, leave no map behind, and the modules still unload.
-# timeout: 420
+# timeout: 600
 source "${0%/*}/rc"
 
 mp_fixture 2 mpt1 mpt2 mpbad

@@ -45,7 +45,7 @@ deps:
 
 # The test suite: every scenario (or T="NNN ...") in one booted guest.
 check: modules test-modules emulator
-	@tests/vm/run-suite $(if $(T),--only "$(T)")
+	@FULL=$(FULL) tests/vm/run-suite $(if $(T),--only "$(T)")
 
 # The main job: a multipath map surviving path failures, in a guest.
 demo: modules

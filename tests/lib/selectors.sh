@@ -23,6 +23,18 @@ ps_stack() {
 		i=$((i + 1))
 	done
 }
+# check_stack DESC SPEC...: ps_stack as a test point, in this shell (it sets
+# PS_NUMS); the scenario ends if the paths cannot be set up.
+check_stack() {
+	local d=$1
+	shift
+	if ps_stack "$@"; then
+		tap_ok "$d"
+	else
+		tap_fail "$d" "$(dmesg | tail -n 3)"
+		exit 1
+	fi
+}
 # ps_unstack: resume (a suspended one would hang its openers) and remove.
 ps_unstack() {
 	local i

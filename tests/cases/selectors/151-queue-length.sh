@@ -15,7 +15,7 @@ S=$(blockdev --getsz "${SD_DEVS[0]}")
 inflight() { echo "$(ps_words mpql "$P0" 1) $(ps_words mpql "$P1" 1)"; }
 inflight_is() { [ "$(inflight)" = "$1" ]; }
 
-check "two linear paths" ps_stack linear linear
+check_stack "two linear paths" linear linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
 check "queue-length map (module autoloads)" \
 	dm_create mpql "0 $S multipath 0 0 1 1 queue-length 0 2 1 $P0 1 $P1 1"
@@ -50,7 +50,7 @@ ps_unstack
 
 # A slow path under load: queue-length keeps its queue no longer than the
 # fast path's, i.e. gives it an I/O only when it has none in flight.
-check "a path slowed by 50 ms and a fast one" ps_stack delay:50 linear
+check_stack "a path slowed by 50 ms and a fast one" delay:50 linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
 check "queue-length map, default per-path args" \
 	dm_create mpql "0 $S multipath 0 0 1 1 queue-length 0 2 0 $P0 $P1"

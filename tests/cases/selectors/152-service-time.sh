@@ -34,7 +34,7 @@ check_held() {
 	if held "$2" "$3"; then tap_ok "$1"; else tap_fail "$1" "in flight: $(bytes)"; fi
 }
 
-check "two linear paths" ps_stack linear linear
+check_stack "two linear paths" linear linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
 
 # Relative throughput 1 and 3: eight held reads split 2:6.
@@ -96,7 +96,7 @@ dm_remove mpst
 ps_unstack
 
 # A slow path under load.
-check "a path slowed by 50 ms and a fast one" ps_stack delay:50 linear
+check_stack "a path slowed by 50 ms and a fast one" delay:50 linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
 check "service-time map, default per-path args" \
 	dm_create mpst "0 $S multipath 0 0 1 1 service-time 0 2 0 $P0 $P1"

@@ -63,12 +63,17 @@ ps_words() {
 }
 ps_words_are() { [ "$(ps_words "$1" "$2" "$3")" = "$4" ]; }
 
-# held_read MAP OFFSET BYTES: one direct read of BYTES at OFFSET (bytes) in
-# the background; its PID joins RPIDS.
+# held_ios MAP N BYTES: N direct reads of BYTES through MAP, all submitted
+# by one process in the background (fio, queue depth N): each is mapped,
+# and counted in flight by the selector, before the next one is, so with
+# paths that hold their I/O the choices follow in a known order. Its PID
+# joins RPIDS.
 RPIDS=()
-held_read() {
-	dd if="/dev/mapper/$1" of=/dev/null bs="$3" count=1 skip="$(($2 / $3))" \
-		iflag=direct status=none &
+held_ios() {
+	fio --name=held --filename="/dev/mapper/$1" --rw=read --bs="$3" \
+		--size=$(($2 * $3)) --offset=$(((RANDOM % 128) * 131072)) \
+		--direct=1 --ioengine=libaio --iodepth="$2" --invalidate=0 \
+		--output=/dev/null &
 	RPIDS+=($!)
 }
 # readers_wait: wait for the held readers; READERS_RC is their exit

@@ -15,7 +15,7 @@ A=${DEVNUMS[0]} B=${DEVNUMS[1]} C=${DEVNUMS[2]} S=$SECTORS
 
 # roundtrip WHAT CTOR-ARGS EXPECTED-TABLE-ARGS
 roundtrip() {
-	local what=$1 args=$2 want=$3 t1 t2
+	local what=$1 args=$2 want=$3 t1
 	if ! dm_create mpt1 "0 $S multipath $args"; then
 		tap_fail "valid table loads: $what" "$(dmesg | tail -n 3)"
 		return

@@ -29,13 +29,13 @@ SIZE=$(blockdev --getsz /dev/nbfast)
 sel_table() {
 	local feat="0 0 1 1"
 	case $1 in distro-*) feat="2 queue_mode bio 0 1 1" ;; esac
-	case $1 in
-	*rr-1) echo "$feat round-robin 0 2 1 $F 1 $SL 1" ;;
-	*rr-1000) echo "$feat round-robin 0 2 1 $F 1000 $SL 1000" ;;
-	*ql) echo "$feat queue-length 0 2 1 $F 1 $SL 1" ;;
-	*st) echo "$feat service-time 0 2 1 $F 1 $SL 1" ;;
-	*st-10) echo "$feat service-time 0 2 2 $F 1 10 $SL 1 1" ;;
-	*hst) echo "$feat historical-service-time 0 2 1 $F 1 $SL 1" ;;
+	case ${1#*-} in
+	rr-1) echo "$feat round-robin 0 2 1 $F 1 $SL 1" ;;
+	rr-1000) echo "$feat round-robin 0 2 1 $F 1000 $SL 1000" ;;
+	ql) echo "$feat queue-length 0 2 1 $F 1 $SL 1" ;;
+	st) echo "$feat service-time 0 2 1 $F 1 $SL 1" ;;
+	st-10) echo "$feat service-time 0 2 2 $F 1 10 $SL 1 1" ;;
+	hst) echo "$feat historical-service-time 0 2 1 $F 1 $SL 1" ;;
 	*) return 1 ;;
 	esac
 }

@@ -1,28 +1,49 @@
 # shellcheck shell=bash
 # Helpers for the path-selector scenarios (tests/cases/selectors/), sourced
 # after common.sh. Their paths are dm devices stacked on scsi_debug paths to
-# one LUN (shared data), so that one path can be slowed down (dm-delay) or
-# made to hold its I/O (a suspended device keeps every bio sent to it until
-# it is resumed): a selector's choice then shows in each path's own counters.
+# one LUN (shared data), so that one path can be slowed down or made to hold
+# its I/O (dm-delay): a selector's choices then show in its INFO words and in
+# each path's own counters.
 
-# ps_stack SPEC...: a dm device ps<i> over SD_DEVS[i] per SPEC, "linear" or
-# "delay:MS" (every I/O held MS ms). Sets PS_NUMS (their MAJ:MIN).
+# ps_stack SPEC...: a dm device ps<i> over SD_DEVS[i] per SPEC: "linear",
+# "delay:MS" (every I/O held MS ms) or "hold" (every I/O held until
+# ps_release, or 90 s: so that a scenario killed with held I/O does not
+# wedge the guest's clean-up, as a suspended device would). Sets PS_NUMS
+# (their MAJ:MIN).
+PS_HOLD_MS=90000
+ps_table() { # ps_table I SPEC: the table of ps<I>
+	local dev=${SD_DEVS[$1]} sz
+	sz=$(blockdev --getsz "$dev") || return 1
+	case $2 in
+	linear) echo "0 $sz linear $dev 0" ;;
+	hold) echo "0 $sz delay $dev 0 $PS_HOLD_MS" ;;
+	delay:*) echo "0 $sz delay $dev 0 ${2#delay:}" ;;
+	*) return 1 ;;
+	esac
+}
 ps_stack() {
-	local i=0 spec dev sz t
+	local i=0 spec t
 	PS_NUMS=()
 	for spec in "$@"; do
-		dev=${SD_DEVS[i]}
-		sz=$(blockdev --getsz "$dev") || return 1
-		case $spec in
-		linear) t="0 $sz linear $dev 0" ;;
-		delay:*) t="0 $sz delay $dev 0 ${spec#delay:}" ;;
-		*) return 1 ;;
-		esac
+		t=$(ps_table $i "$spec") || return 1
 		dm_create "ps$i" "$t" || return 1
 		PS_NUMS+=("$(dmsetup info -c --noheadings -o major,minor --separator : "ps$i")")
 		i=$((i + 1))
 	done
 }
+# ps_set SPEC I...: give ps<I> a new table (SPEC as for ps_stack). The
+# switch suspends the device, and dm-delay sends what it holds on at once:
+# "linear" releases held I/O, "hold" holds again from then on.
+ps_set() {
+	local spec=$1 i
+	shift
+	for i in "$@"; do
+		dmsetup reload "ps$i" --table "$(ps_table "$i" "$spec")" &&
+			dmsetup resume "ps$i" || return 1
+	done
+}
+ps_hold() { ps_set hold "$@"; }
+ps_release() { ps_set linear "$@"; }
 # check_stack DESC SPEC...: ps_stack as a test point, in this shell (it sets
 # PS_NUMS); the scenario ends if the paths cannot be set up.
 check_stack() {
@@ -35,14 +56,22 @@ check_stack() {
 		exit 1
 	fi
 }
-# ps_unstack: resume (a suspended one would hang its openers) and remove.
-ps_unstack() {
+# ps_release_all: every ps<i> there is lets its held I/O go.
+ps_release_all() {
 	local i
 	for i in 0 1 2 3; do
-		dmsetup info "ps$i" >/dev/null 2>&1 || continue
-		dmsetup resume "ps$i" >/dev/null 2>&1
-		dm_remove "ps$i"
+		dmsetup info "ps$i" >/dev/null 2>&1 && ps_release "$i" >/dev/null 2>&1
 	done
+	return 0
+}
+# ps_unstack: release what they hold, remove them (the map on top first).
+ps_unstack() {
+	local i
+	ps_release_all
+	for i in 0 1 2 3; do
+		dmsetup info "ps$i" >/dev/null 2>&1 && dm_remove "ps$i"
+	done
+	return 0
 }
 
 # Completed reads / writes of a block device given as MAJ:MIN.

@@ -3,7 +3,7 @@
 # service-time sends each I/O down the path expected to finish it first:
 # (bytes in flight + the I/O's) / relative_throughput, as seen in the
 # selector's INFO words (bytes in flight, throughput) and each path's own
-# read counter. With both paths holding their I/O (suspended dm devices):
+# read counter. With both paths holding their I/O (dm-delay devices):
 # throughputs 1 and 3 take held reads 1:3; one held 64 KiB read weighs as
 # much as sixteen 4 KiB reads; a path of throughput 0 gets nothing while
 # the other is usable, however loaded, and everything once it is failed.
@@ -11,7 +11,7 @@
 # timeout: 400
 source "${0%/*}/rc"
 
-on_exit "ps_unstack; dm_remove mpst; ps_unstack; sdebug_down; mp_mods_unload"
+on_exit "ps_release_all; dm_remove mpst; ps_unstack; sdebug_down; mp_mods_unload"
 sdebug_up 2 delay=0 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
 S=$(blockdev --getsz "${SD_DEVS[0]}")
 # bytes: the bytes in flight of each path
@@ -39,10 +39,10 @@ check "service-time map, throughputs 1 and 3" \
 	dm_create mpst "0 $S multipath 0 0 1 1 service-time 0 2 2 $P0 1 1 $P1 1 3"
 check_eq "INFO words: nothing in flight, the throughputs" "0 1 0 3" \
 	"$(ps_words mpst "$P0" 2) $(ps_words mpst "$P1" 2)"
-check "both paths hold their I/O" dmsetup suspend --nolockfs ps0 ps1
+check "both paths hold their I/O" ps_hold 0 1
 check_held "eight held 4 KiB reads" 8 4096
 check_eq "split 1:3 by throughput (bytes in flight)" "8192 24576" "$(bytes)"
-check "paths let their I/O go" dmsetup resume ps0 ps1
+check "paths let their I/O go" ps_release 0 1
 readers_wait
 check_eq "the held reads completed without error" "" "${READERS_RC//0 /}"
 check "nothing in flight" wait_until 10 bytes_are "0 0"
@@ -51,14 +51,14 @@ dm_remove mpst
 # Equal throughput: a 64 KiB read in flight weighs as sixteen 4 KiB ones.
 check "service-time map as multipath-tools writes it" \
 	dm_create mpst "0 $S multipath 0 0 1 1 service-time 0 2 1 $P0 1 $P1 1"
-check "both paths hold their I/O" dmsetup suspend --nolockfs ps0 ps1
+check "both paths hold their I/O" ps_hold 0 1
 check_held "one held 64 KiB read" 1 65536
 check_eq "it went down the first path" "65536 0" "$(bytes)"
 check_held "sixteen held 4 KiB reads" 16 4096
 check_eq "all sixteen went down the other path" "65536 65536" "$(bytes)"
 check_held "one more 4 KiB read" 1 4096
 check_eq "with the loads equal it goes down the first path" "69632 65536" "$(bytes)"
-check "paths let their I/O go" dmsetup resume ps0 ps1
+check "paths let their I/O go" ps_release 0 1
 readers_wait
 check_eq "the held reads completed without error" "" "${READERS_RC//0 /}"
 check "nothing in flight" wait_until 10 bytes_are "0 0"
@@ -67,10 +67,10 @@ dm_remove mpst
 # Throughput 0: a last resort.
 check "service-time map, throughputs 0 and 1" \
 	dm_create mpst "0 $S multipath 0 0 1 1 service-time 0 2 2 $P0 1 0 $P1 1 1"
-check "both paths hold their I/O" dmsetup suspend --nolockfs ps0 ps1
+check "both paths hold their I/O" ps_hold 0 1
 check_held "four held reads" 4 4096
 check_eq "all four on the throughput-1 path, none on the throughput-0 one" "0 16384" "$(bytes)"
-check "paths let their I/O go" dmsetup resume ps0 ps1
+check "paths let their I/O go" ps_release 0 1
 readers_wait
 check_eq "the held reads completed without error" "" "${READERS_RC//0 /}"
 r0=$(dev_reads "$P0") r1=$(dev_reads "$P1")

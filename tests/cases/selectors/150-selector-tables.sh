@@ -7,7 +7,7 @@
 # argument is refused, through a reload of a live map, with its own message
 # (dm's table line and the selector's warning naming the word), and the map
 # keeps its table and gets no inactive one.
-# timeout: 300
+# timeout: 420
 source "${0%/*}/rc"
 
 mp_fixture 3 mpt1 mpt2 mpsel

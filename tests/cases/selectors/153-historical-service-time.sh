@@ -6,7 +6,7 @@
 # (INFO word 1, ns << 10) ends above the fast one's. With threshold_multiplier
 # 4294967295 no two averages count as different: reads one at a time then
 # alternate exactly, as in-flight counts tie. In-flight counts return to 0.
-# timeout: 180
+# timeout: 300
 source "${0%/*}/rc"
 
 on_exit "dm_remove mphst; ps_unstack; sdebug_down; mp_mods_unload"

@@ -6,7 +6,7 @@
 # I/O errors (device offline) and reinstated. fio must verify every block;
 # every path ends active; the selector's in-flight counters (INFO) all end
 # at 0, so every start_io was matched by an end_io, retries included.
-# timeout: 300
+# timeout: 420
 source "${0%/*}/rc"
 
 mp_fixture 3 mpfo -- delay=0

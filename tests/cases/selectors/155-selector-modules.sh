@@ -6,7 +6,7 @@
 # holds a reference, so rmmod fails until the last map is gone. An unknown
 # selector name is refused with that name in the kernel log and loads
 # nothing. Every module unloads at the end.
-# timeout: 180
+# timeout: 300
 source "${0%/*}/rc"
 
 mp_fixture 2 mpm1 mpm2

@@ -4,7 +4,7 @@
 # seen in the selector's INFO word and in each path's own read counter.
 # Two paths that hold their I/O (dm-delay devices over scsi_debug) take
 # held reads in turns (3 and 3 in flight); with one path emptied, every new
-# read goes to it; a path slowed down by 50 ms (dm-delay) gets few of the
+# read goes to it; a path slowed down by 200 ms (dm-delay) gets few of the
 # reads of a queue-depth-16 load. In-flight counts return to 0.
 # timeout: 400
 source "${0%/*}/rc"
@@ -46,7 +46,7 @@ ps_unstack
 
 # A slow path under load: queue-length keeps its queue no longer than the
 # fast path's, i.e. gives it an I/O only when it has none in flight.
-check_stack "a path slowed by 50 ms and a fast one" delay:50 linear
+check_stack "a path slowed by 200 ms and a fast one" delay:200 linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
 check "queue-length map, default per-path args" \
 	dm_create mpql "0 $S multipath 0 0 1 1 queue-length 0 2 0 $P0 $P1"

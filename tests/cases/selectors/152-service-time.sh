@@ -7,7 +7,7 @@
 # throughputs 1 and 3 take held reads 1:3; one held 64 KiB read weighs as
 # much as sixteen 4 KiB reads; a path of throughput 0 gets nothing while
 # the other is usable, however loaded, and everything once it is failed.
-# Under a queue-depth-16 load a path slowed by 50 ms gets little.
+# Under a queue-depth-16 load a path slowed by 200 ms gets little.
 # timeout: 400
 source "${0%/*}/rc"
 
@@ -93,7 +93,7 @@ dm_remove mpst
 ps_unstack
 
 # A slow path under load.
-check_stack "a path slowed by 50 ms and a fast one" delay:50 linear
+check_stack "a path slowed by 200 ms and a fast one" delay:200 linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
 check "service-time map, default per-path args" \
 	dm_create mpst "0 $S multipath 0 0 1 1 service-time 0 2 0 $P0 $P1"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # historical-service-time prefers the faster path; a huge threshold evens it out.
-# Paths: one slowed by 20 ms (dm-delay), one fast (linear), both over
+# Paths: one slowed by 100 ms (dm-delay), one fast (linear), both over
 # scsi_debug. Reads one at a time and at queue depth 8 go mostly down the
 # fast path, the slow one still probed now and then; its measured average
 # (INFO word 1, ns << 10) ends above the fast one's. With threshold_multiplier
@@ -12,7 +12,7 @@ source "${0%/*}/rc"
 on_exit "dm_remove mphst; ps_unstack; sdebug_down; mp_mods_unload"
 sdebug_up 2 delay=0 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
 S=$(blockdev --getsz "${SD_DEVS[0]}")
-check_stack "a path slowed by 20 ms and a fast one" delay:20 linear
+check_stack "a path slowed by 100 ms and a fast one" delay:100 linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
 # word MAP DEV N: the Nth (1-based) INFO selector word of path DEV
 word() { local w; read -ra w <<<"$(ps_words "$1" "$2" 3)" && echo "${w[$3 - 1]}"; }
@@ -39,7 +39,7 @@ check "queue depth 8: the fast path got at least 5 times as many" test "$D1" -ge
 a0=$(word mphst "$P0" 1) a1=$(word mphst "$P1" 1)
 diag "averages (ns << 10): slow $a0, fast $a1"
 check "the slow path's measured average is the larger" test "$a0" -gt "$a1"
-check "the slow path's average is at least 5 ms (a quarter of its delay)" test "$a0" -ge $((5000000 << 10))
+check "the slow path's average is at least 25 ms (a quarter of its delay)" test "$a0" -ge $((25000000 << 10))
 check_eq "nothing in flight" "0 0" "$(word mphst "$P0" 2) $(word mphst "$P1" 2)"
 check "both were fresh at some time" test "$(word mphst "$P0" 3)" -gt 0 -a "$(word mphst "$P1" 3)" -gt 0
 dm_remove mphst

@@ -16,24 +16,24 @@ check_stack "a path slowed by 100 ms and a fast one" delay:100 linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
 # word MAP DEV N: the Nth (1-based) INFO selector word of path DEV
 word() { local w; read -ra w <<<"$(ps_words "$1" "$2" 3)" && echo "${w[$3 - 1]}"; }
-# spread CMD...: run it, D0 and D1 = reads each path completed meanwhile
+# spread DESC CMD...: run CMD as a test point, in this shell; D0 and D1 =
+# the reads each path completed meanwhile.
 spread() {
-	local r0 r1 rc
+	local d=$1 r0 r1 out
+	shift
 	r0=$(dev_reads "$P0") r1=$(dev_reads "$P1")
-	"$@"
-	rc=$?
+	if out=$("$@" 2>&1); then tap_ok "$d"; else tap_fail "$d" "${out:0:500}"; fi
 	D0=$(($(dev_reads "$P0") - r0)) D1=$(($(dev_reads "$P1") - r1))
-	diag "$*: slow path $D0 reads, fast path $D1"
-	return $rc
+	diag "$d: slow path $D0 reads, fast path $D1"
 }
 
 check "historical-service-time map, defaults" \
 	dm_create mphst "0 $S multipath 0 0 1 1 historical-service-time 0 2 0 $P0 $P1"
-check "300 reads one after the other" \
-	spread dd if=/dev/mapper/mphst of=/dev/null bs=4k count=300 iflag=direct status=none
+spread "300 reads one after the other" \
+	dd if=/dev/mapper/mphst of=/dev/null bs=4k count=300 iflag=direct status=none
 check "one at a time: the slow path was probed" test "$D0" -ge 1
 check "one at a time: the fast path got at least 5 times as many" test "$D1" -ge $((5 * D0))
-check "3 s of 4 KiB random reads, queue depth 8" spread fio_load mphst 3 8
+spread "3 s of 4 KiB random reads, queue depth 8" fio_load mphst 3 8
 check "queue depth 8: the slow path was used" test "$D0" -ge 1
 check "queue depth 8: the fast path got at least 5 times as many" test "$D1" -ge $((5 * D0))
 a0=$(word mphst "$P0" 1) a1=$(word mphst "$P1" 1)
@@ -46,8 +46,8 @@ dm_remove mphst
 
 check "historical-service-time map, threshold_multiplier 4294967295" \
 	dm_create mphst "0 $S multipath 0 0 1 1 historical-service-time 2 972 4294967295 2 0 $P0 $P1"
-check "40 reads one after the other" \
-	spread dd if=/dev/mapper/mphst of=/dev/null bs=4k count=40 iflag=direct status=none
+spread "40 reads one after the other" \
+	dd if=/dev/mapper/mphst of=/dev/null bs=4k count=40 iflag=direct status=none
 check_eq "no path counts as faster: the slow path gets half" 20 "$D0"
 check_eq "... and the fast path half" 20 "$D1"
 check_eq "nothing in flight" "0 0" "$(word mphst "$P0" 2) $(word mphst "$P1" 2)"

@@ -8,6 +8,8 @@
 dm-multipath-y			:= dm-mpath-registry.o dm-path-selector.o dm-hw-handler.o \
 				   dm-mpath.o
 obj-$(CONFIG_DM_MULTIPATH)	+= dm-multipath.o dm-round-robin.o
+obj-$(CONFIG_DM_MULTIPATH)	+= dm-queue-length.o dm-service-time.o \
+				   dm-historical-service-time.o
 obj-$(CONFIG_DM_MULTIPATH_EMC)	+= dm-emc.o
 obj-$(CONFIG_DM_MULTIPATH_ALUA)	+= dm-alua.o
 
@@ -19,7 +21,8 @@ SRCDIR	:= $(CURDIR)
 # Extra kbuild flags, e.g. make W=1 or make C=1
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
-MODULES	:= dm-multipath.ko dm-round-robin.ko dm-emc.ko dm-alua.ko
+MODULES	:= dm-multipath.ko dm-round-robin.ko dm-emc.ko dm-alua.ko \
+	   dm-queue-length.ko dm-service-time.ko dm-historical-service-time.ko
 
 .PHONY: all modules test-modules emulator deps check demo soak bench \
 	check-debug clean-modules clean

@@ -115,7 +115,7 @@ impl_wanted() { # is IMPL selected by mpbench.only?
 _BENCH_MODS=none
 mods_unload() {
 	local m
-	for m in dm_emc dm_round_robin dm_queue_length dm_service_time \
+	for m in dm_emc dm_alua dm_round_robin dm_queue_length dm_service_time \
 		dm_historical_service_time dm_multipath; do
 		if [ -d "/sys/module/$m" ]; then
 			rmmod "$m" || return 1

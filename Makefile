@@ -8,7 +8,10 @@
 dm-multipath-y			:= dm-mpath-registry.o dm-path-selector.o dm-hw-handler.o \
 				   dm-mpath.o
 obj-$(CONFIG_DM_MULTIPATH)	+= dm-multipath.o dm-round-robin.o
+obj-$(CONFIG_DM_MULTIPATH)	+= dm-queue-length.o dm-service-time.o \
+				   dm-historical-service-time.o
 obj-$(CONFIG_DM_MULTIPATH_EMC)	+= dm-emc.o
+obj-$(CONFIG_DM_MULTIPATH_ALUA)	+= dm-alua.o
 
 ifeq ($(KERNELRELEASE),)
 
@@ -28,13 +31,14 @@ SRCDIR	:= $(CURDIR)
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 # The modules and their config symbols, read from the obj- lines of the
-# Kbuild fragment above: adding an obj- line is all it takes for the build,
-# make install, dkms.conf and the Debian package to carry a new module.
+# Kbuild fragment above (continuation lines joined): adding an obj- line is
+# all it takes for the build, make install, dkms.conf and the Debian package
+# to carry a new module.
 THIS_MAKEFILE := $(abspath $(firstword $(MAKEFILE_LIST)))
-KCONFIGS := $(sort $(shell sed -n \
-	's/^obj-\$$(\(CONFIG_[A-Za-z0-9_]*\)).*/\1/p' $(THIS_MAKEFILE)))
-MODULES	:= $(patsubst %.o,%.ko,$(shell sed -n \
-	's/^obj-\$$(CONFIG_[A-Za-z0-9_]*)[[:space:]]*+=//p' $(THIS_MAKEFILE)))
+OBJ_LINES := $(shell sed -e ':a' -e '/\\$$/N' -e 's/\\\n//' -e 'ta' \
+	$(THIS_MAKEFILE) | sed -n 's/^obj-\$$(\(CONFIG_[A-Za-z0-9_]*\))[[:space:]]*+=/\1/p')
+KCONFIGS := $(sort $(filter CONFIG_%,$(OBJ_LINES)))
+MODULES	:= $(patsubst %.o,%.ko,$(filter %.o,$(OBJ_LINES)))
 
 .PHONY: all modules test-modules emulator deps check demo soak bench \
 	check-debug clean-modules clean install uninstall deb \
@@ -66,7 +70,7 @@ deps:
 # rebuilt when a source changed): only when T selects it.
 DKMS_PREBUILD := $(filter install 7 70 700%,$(T))
 check: modules test-modules emulator $(if $(DKMS_PREBUILD),dkms-prebuild)
-	@tests/vm/run-suite $(if $(T),--only "$(T)")
+	@FULL=$(FULL) tests/vm/run-suite $(if $(T),--only "$(T)")
 
 dkms-prebuild:
 	@packaging/dkms-prebuild $(SRCDIR)/.build/dkms $(KVER)

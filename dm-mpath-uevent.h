@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Device-mapper multipath: dm-mod exports dm_path_uevent() (GPL) but
- * declares it only in its private dm-uevent.h, which linux-headers does not
- * ship. These must stay identical to that header of Linux 6.1. For the
- * core target's use only.
+ * Device-mapper multipath: dm-mod exports dm_path_uevent() (GPL), but its
+ * declaration is private to dm-mod: linux-headers do not carry it. This
+ * one must match dm-mod's of Linux 6.1 (the event type's values 0 for a
+ * failed, 1 for a reinstated path). For the core target's use only.
  */
 
 #ifndef DM_MPATH_UEVENT_H

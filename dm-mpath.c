@@ -18,11 +18,15 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/ctype.h>
+#include <linux/debugfs.h>
 #include <linux/device-mapper.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/part_stat.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -44,7 +48,6 @@
  * asserts so. Selectors keep their own locks, always taken inside m->lock,
  * never around it.
  */
-
 
 /* pg_init retries and their delay, as table features (Linux 6.1 limits). */
 #define MPATH_PG_INIT_RETRIES_MAX	50
@@ -73,10 +76,21 @@ MODULE_PARM_DESC(queue_if_no_path_timeout_secs,
  */
 #define MPATH_MAX_SOFT_RETRIES	16
 
+/*
+ * Per-path I/O counts for monitoring (debugfs), per CPU so that the hot
+ * path pays no shared cacheline and no atomic.
+ */
+struct path_counters {
+	u64 sent;			/* bios sent down the path */
+	u64 completed;			/* ... and completed, with or without error */
+	u64 errors;			/* ... of them completed with an error */
+};
+
 /* A path and its place in the map. */
 struct pgpath {
 	struct list_head list;		/* in priority_group->pgpaths */
 	struct priority_group *pg;
+	struct path_counters __percpu *counters;
 	unsigned int fail_count;	/* times this path was failed */
 	bool hwh_added;			/* the handler's add_path took it */
 	struct dm_path path;
@@ -149,13 +163,14 @@ struct multipath {
 	struct delayed_work pg_init_retry;	/* on kmpathd */
 	struct timer_list no_path_timer;	/* bounds queue_if_no_path */
 	wait_queue_head_t pg_init_wait;
+	struct dentry *debugfs_paths;		/* while the table is live */
 };
 
 /*
  * Per-bio context (ti->per_io_data_size): the path the bio went down and
  * what the lower layers may change in it, so that it can be sent again.
- * The private dm-bio-record.h is not shipped in linux-headers, hence our
- * own record.
+ * dm core's own record of this kind is private to it (linux-headers do
+ * not carry it), hence ours.
  */
 struct mpath_io {
 	struct pgpath *pgpath;		/* NULL while not sent down a path */
@@ -179,6 +194,9 @@ enum no_path_action {
 
 /* Resubmission and pg_init; WQ_MEM_RECLAIM as it carries I/O. */
 static struct workqueue_struct *kmpathd;
+
+/* debugfs: dm-multipath/<major:minor> per live map (see path_stats_show). */
+static struct dentry *debugfs_dir;
 
 /* ---- Per-bio record ---- */
 
@@ -212,8 +230,15 @@ static struct pgpath *alloc_pgpath(void)
 {
 	struct pgpath *pgpath = kzalloc(sizeof(*pgpath), GFP_KERNEL);
 
-	if (pgpath)
-		pgpath->path.is_active = 1;
+	if (!pgpath)
+		return NULL;
+
+	pgpath->counters = alloc_percpu(struct path_counters);
+	if (!pgpath->counters) {
+		kfree(pgpath);
+		return NULL;
+	}
+	pgpath->path.is_active = 1;
 
 	return pgpath;
 }
@@ -227,6 +252,7 @@ static void free_pgpath(struct multipath *m, struct pgpath *pgpath)
 		hwh->type->del_path(hwh, &pgpath->path);
 	if (pgpath->path.dev)
 		dm_put_device(m->ti, pgpath->path.dev);
+	free_percpu(pgpath->counters);
 	kfree(pgpath);
 }
 
@@ -349,6 +375,25 @@ static void __switch_pg(struct multipath *m, struct priority_group *pg)
 	m->queue_io = m->pg_init_required;
 }
 
+/* The selector chose pgpath for repeat bios: make it the current choice. */
+static void __set_current_pgpath(struct multipath *m, struct pgpath *pgpath,
+				 unsigned int repeat)
+{
+	lockdep_assert_held(&m->lock);
+	m->current_pgpath = pgpath;
+	m->per_io_select = repeat == 1;
+
+	/*
+	 * The bio that made this choice is the first of the budget;
+	 * 0 means use the path until it fails.
+	 */
+	atomic_set(&m->repeat_left,
+		   repeat ? min_t(unsigned int, repeat - 1, INT_MAX) : INT_MAX);
+
+	if (m->current_pg != pgpath->pg)
+		__switch_pg(m, pgpath->pg);
+}
+
 static bool __choose_path_in_pg(struct multipath *m, struct priority_group *pg,
 				size_t nr_bytes)
 {
@@ -360,18 +405,7 @@ static bool __choose_path_in_pg(struct multipath *m, struct priority_group *pg,
 	if (!path)
 		return false;
 
-	m->current_pgpath = path_to_pgpath(path);
-	m->per_io_select = repeat == 1;
-
-	/*
-	 * The bio that made this choice is the first of the budget;
-	 * 0 means use the path until it fails.
-	 */
-	atomic_set(&m->repeat_left,
-		   repeat ? min_t(unsigned int, repeat - 1, INT_MAX) : INT_MAX);
-
-	if (m->current_pg != pg)
-		__switch_pg(m, pg);
+	__set_current_pgpath(m, path_to_pgpath(path), repeat);
 
 	return true;
 }
@@ -661,6 +695,7 @@ static void start_io(struct pgpath *pgpath, struct mpath_io *mpio,
 
 	mpio->pgpath = pgpath;
 	bio_set_dev(bio, pgpath->path.dev->bdev);
+	this_cpu_inc(pgpath->counters->sent);
 
 	if (ps->type->end_io) {
 		mpio->nr_bytes = bio->bi_iter.bi_size;
@@ -713,6 +748,34 @@ static int map_bio_slow_path(struct multipath *m, struct bio *bio,
 	return r;
 }
 
+/*
+ * map() asked the selector without the lock and got a path to use for
+ * repeat bios: install that choice under the lock, unless the map changed
+ * meanwhile (then choose again).
+ */
+static int map_bio_chosen(struct multipath *m, struct bio *bio,
+			  struct mpath_io *mpio, struct pgpath *pgpath,
+			  unsigned int repeat)
+{
+	unsigned long flags;
+	bool usable;
+
+	spin_lock_irqsave(&m->lock, flags);
+	usable = !m->queue_io && pgpath->path.is_active &&
+		 m->current_pg == pgpath->pg;
+	if (usable) {
+		__set_current_pgpath(m, pgpath, repeat);
+		__update_fast_path(m);
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	if (!usable)
+		return map_bio_slow_path(m, bio, mpio);
+
+	start_io(pgpath, mpio, bio);
+	return DM_MAPIO_REMAPPED;
+}
+
 static int multipath_map(struct dm_target *ti, struct bio *bio)
 {
 	struct multipath *m = ti->private;
@@ -736,14 +799,17 @@ static int multipath_map(struct dm_target *ti, struct bio *bio)
 	 */
 	pg = READ_ONCE(m->fast_pg);
 	if (pg) {
-		unsigned int repeat;
+		unsigned int repeat = 1;
 		struct dm_path *path;
 
 		path = pg->ps.type->select_path(&pg->ps, bio->bi_iter.bi_size,
 						&repeat);
 		if (likely(path)) {
 			pgpath = path_to_pgpath(path);
-			goto remap;
+			if (likely(repeat == 1))
+				goto remap;
+			/* A path with a budget of its own (round-robin). */
+			return map_bio_chosen(m, bio, mpio, pgpath, repeat);
 		}
 	}
 
@@ -968,6 +1034,72 @@ static void quiesce_multipath(struct multipath *m)
 
 	flush_work(&m->process_queued);
 	flush_work(&m->trigger_event);
+}
+
+/* ---- Per-path statistics (debugfs) ---- */
+
+static u64 path_counter(struct pgpath *p, size_t offset)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *(u64 *)((char *)per_cpu_ptr(p->counters, cpu) + offset);
+
+	return sum;
+}
+
+/*
+ * One line per path, "key=value" words, for monitoring tools:
+ * pg, dev, state (active|failed), fail_count, sent, in_flight, errors (our
+ * counts, since the table was loaded), and the path device's own mean
+ * completion time in us since it appeared (the block layer's counters).
+ */
+static int path_stats_show(struct seq_file *sf, void *unused)
+{
+	struct multipath *m = sf->private;
+	struct priority_group *pg;
+	struct pgpath *p;
+
+	list_for_each_entry(pg, &m->priority_groups, list) {
+		list_for_each_entry(p, &pg->pgpaths, list) {
+			struct block_device *bdev = p->path.dev->bdev;
+			u64 sent = path_counter(p, offsetof(struct path_counters, sent));
+			u64 done = path_counter(p, offsetof(struct path_counters, completed));
+			u64 ios, nsecs;
+
+			ios = part_stat_read(bdev, ios[STAT_READ]) +
+			      part_stat_read(bdev, ios[STAT_WRITE]);
+			nsecs = part_stat_read(bdev, nsecs[STAT_READ]) +
+				part_stat_read(bdev, nsecs[STAT_WRITE]);
+			seq_printf(sf, "pg=%u dev=%s state=%s fail_count=%u sent=%llu in_flight=%lld errors=%llu mean_latency_us=%llu\n",
+				   pg->pg_num, p->path.dev->name,
+				   READ_ONCE(p->path.is_active) ? "active" : "failed",
+				   READ_ONCE(p->fail_count), sent,
+				   (long long)(sent - done),
+				   path_counter(p, offsetof(struct path_counters, errors)),
+				   ios ? div64_u64(nsecs, ios) / NSEC_PER_USEC : 0);
+		}
+	}
+
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(path_stats);
+
+/* The live table of a map has the file; a reload's resume takes it over. */
+static void path_stats_publish(struct multipath *m)
+{
+	if (!m->debugfs_paths && !IS_ERR_OR_NULL(debugfs_dir))
+		m->debugfs_paths = debugfs_create_file(dm_table_device_name(m->ti->table),
+						       0444, debugfs_dir, m,
+						       &path_stats_fops);
+}
+
+static void path_stats_withdraw(struct multipath *m)
+{
+	/* Waits for readers still in path_stats_show(). */
+	debugfs_remove(m->debugfs_paths);
+	m->debugfs_paths = NULL;
 }
 
 /*
@@ -1462,6 +1594,7 @@ static void multipath_dtr(struct dm_target *ti)
 {
 	struct multipath *m = ti->private;
 
+	path_stats_withdraw(m);
 	/* The timer kicks the worker: stop it before waiting for that. */
 	del_timer_sync(&m->no_path_timer);
 	quiesce_multipath(m);
@@ -1543,6 +1676,9 @@ static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 	if (pgpath) {
 		struct path_selector *ps = &pgpath->pg->ps;
 
+		this_cpu_inc(pgpath->counters->completed);
+		if (unlikely(*error && *error != BLK_STS_DM_REQUEUE))
+			this_cpu_inc(pgpath->counters->errors);
 		/* The selector keeps its own state safe: no lock of ours. */
 		if (ps->type->end_io)
 			ps->type->end_io(ps, &pgpath->path, mpio->nr_bytes,
@@ -1602,6 +1738,7 @@ static void multipath_postsuspend(struct dm_target *ti)
 {
 	struct multipath *m = ti->private;
 
+	path_stats_withdraw(m);
 	/* The bound pauses while suspended; resume re-arms what is left. */
 	del_timer_sync(&m->no_path_timer);
 	quiesce_multipath(m);
@@ -1616,6 +1753,7 @@ static void multipath_resume(struct dm_target *ti)
 	__start_no_path_timer(m);
 	spin_unlock_irqrestore(&m->lock, flags);
 
+	path_stats_publish(m);
 	multipath_resume_io(m);
 }
 
@@ -2086,9 +2224,13 @@ static int __init dm_multipath_init(void)
 		return -ENOMEM;
 	}
 
+	/* Statistics are optional: without debugfs the maps work the same. */
+	debugfs_dir = debugfs_create_dir("dm-multipath", NULL);
+
 	r = dm_register_target(&multipath_target);
 	if (r < 0) {
 		DMERR("register failed %d", r);
+		debugfs_remove(debugfs_dir);
 		destroy_workqueue(kmpathd);
 		return r;
 	}
@@ -2102,6 +2244,7 @@ static int __init dm_multipath_init(void)
 static void __exit dm_multipath_exit(void)
 {
 	dm_unregister_target(&multipath_target);
+	debugfs_remove(debugfs_dir);
 	destroy_workqueue(kmpathd);
 }
 

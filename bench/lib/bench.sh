@@ -115,7 +115,8 @@ impl_wanted() { # is IMPL selected by mpbench.only?
 _BENCH_MODS=none
 mods_unload() {
 	local m
-	for m in dm_emc dm_round_robin dm_multipath; do
+	for m in dm_emc dm_alua dm_round_robin dm_queue_length dm_service_time \
+		dm_historical_service_time dm_multipath; do
 		if [ -d "/sys/module/$m" ]; then
 			rmmod "$m" || return 1
 		fi
@@ -136,10 +137,11 @@ mods_use() { # mods_use ours|distro|any
 	_BENCH_MODS=$1
 	MP_VERSION=$(dmsetup targets | awk '$1 == "multipath" {print $2}')
 	diag "multipath modules: $1 ($MP_VERSION)"
-	# Both register the same name: make sure the intended one answered.
+	# Both register the same name and, since ours reports 1.14.0 too, the
+	# same version: tell them apart by the out-of-tree taint ("O").
 	case $1 in
-	distro) [ "$MP_VERSION" = v1.14.0 ] ;;
-	ours) [ "$MP_VERSION" != v1.14.0 ] ;;
+	distro) [[ $(</sys/module/dm_multipath/taint) != *O* ]] ;;
+	ours) [[ $(</sys/module/dm_multipath/taint) == *O* ]] ;;
 	esac
 }
 

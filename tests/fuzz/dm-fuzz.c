@@ -30,73 +30,38 @@
  *
  * DEVs are the path devices the cases may use (at least 4; null_blk with
  * memory_backed=1, so that each has its own data, or scsi_debug).
+ *
+ * This file runs the cases and judges the answers; the cases come from
+ * gen.c, the expected answers from oracle.c (tables) and msgmodel.c
+ * (messages), the reads through a map from probe.c.
  */
 #define _GNU_SOURCE
 #include "dmio.h"
+#include "fuzz.h"
+#include "gen.h"
 #include "kparse.h"
+#include "msgmodel.h"
 #include "oracle.h"
+#include "probe.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
-#define LEN 2048ULL		/* sectors: every path device is larger */
-#define SIG "dm-fuzz path "
-#define BLK 4096
+uint64_t seed = 1;
+int verbose;
+long fails;
 
-static uint64_t seed = 1;
-static int verbose;
-static long fails;
-
-/* ---- PRNG: splitmix64, reseeded per case ---- */
-static uint64_t rs;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static unsigned int rn(unsigned int n)
-{
-	return n ? rnd() % n : 0;
-}
-
-static int pct(unsigned int p)
-{
-	return rn(100) < p;
-}
-
-static void case_seed(uint64_t kind, long k)
-{
-	rs = seed * 0x100000001b3ULL ^ (kind << 56) ^ (uint64_t)k;
-	rnd();
-}
-
-/* ---- strings: struct sb and sb_add() are in oracle.c ---- */
-
-static void sb_reset(struct sb *b)
-{
-	b->len = 0;
-	if (b->s)
-		b->s[0] = 0;
-}
-
-static char *fmt(const char *f, ...)
+/* ---- strings ---- */
+char *fmt(const char *f, ...)
 {
 	va_list ap;
 	char *s;
@@ -129,8 +94,7 @@ static char *norm(const char *s)
 	return o;
 }
 
-/* Printable form of a case for the report. */
-static void show(const char *label, const char *s)
+void show(const char *label, const char *s)
 {
 	size_t n = strlen(s);
 
@@ -148,7 +112,7 @@ static void show(const char *label, const char *s)
 	printf("%s\n", n > 600 ? " ..." : "");
 }
 
-static void fail(long k, const char *what, ...)
+void fail(long k, const char *what, ...)
 {
 	va_list ap;
 
@@ -220,15 +184,8 @@ static int klog_has_reject(void)
 }
 
 /* ---- the devices ---- */
-struct pdev {
-	char path[64];		/* /dev/nullb3 */
-	char name[32];		/* nullb3 */
-	dev_t dev;
-	int fd;			/* O_DIRECT, for signatures */
-};
-
-static struct pdev *devs;
-static int ndevs;
+struct pdev *devs;
+int ndevs;
 
 static void add_dev(const char *path)
 {
@@ -249,7 +206,7 @@ static void add_dev(const char *path)
 	ndevs++;
 }
 
-static int dev_index(dev_t d)
+int dev_index(dev_t d)
 {
 	for (int i = 0; i < ndevs; i++)
 		if (devs[i].dev == d)
@@ -257,523 +214,15 @@ static int dev_index(dev_t d)
 	return -1;
 }
 
-/* Every spelling of device i the kernel resolves to it. */
-static char *dev_form(int i)
+/* After a run (its last case k): no fuzz device may be left. */
+static void check_none_left(long k)
 {
-	unsigned int ma = major(devs[i].dev), mi = minor(devs[i].dev);
+	char *names = NULL;
 
-	switch (rn(12)) {
-	case 0: case 1: case 2: case 3:
-		return strdup(devs[i].path);
-	case 4: case 5: case 6:
-		return fmt("%u:%u", ma, mi);
-	case 7:
-		return fmt("0%u:00%u", ma, mi);		/* leading zeros */
-	case 8:
-		return fmt("%u:%u:0", ma, mi);		/* name_to_dev_t form */
-	case 9:					/* new_encode_dev(), hex */
-		return fmt("%x", (mi & 0xff) | (ma << 8) | ((mi & ~0xffU) << 12));
-	case 10:
-		return fmt("dev/%s", devs[i].name);	/* relative to cwd "/" */
-	default:
-		return fmt("%llu:%u", 4294967296ULL + ma, mi);	/* wraps */
-	}
-}
-
-/* Words that name no usable device. */
-static const char *const nodev[] = {
-	"/dev/nonexistent", "/dev/null", "/dev/", "/", "/dev/mapper/control",
-	"0:0", "4096:0", "8:1048576", "-8:16", "+8:16", "8:", ":16", "8::16",
-	"8:16junk", "nosuchdisk", "0", "0x0", "zz", "/dev/sd", ".", "..",
-	"4095:1048575", NULL,
-};
-
-static char *nodev_word(void)
-{
-	unsigned int n = 0;
-
-	while (nodev[n])
-		n++;
-	if (pct(15))
-		return strdup(devs[rn(ndevs)].name);	/* bare name: not a path */
-	return strdup(nodev[rn(n)]);
-}
-
-/* ---- numbers at the boundaries ---- */
-static const char *const edge_num[] = {
-	"0", "1", "2", "3", "1023", "1024", "1025", "4294967295", "4294967296",
-	"18446744073709551615", "18446744073709551616", "-1", "-0", "+1", "+0",
-	"0x1", "0x10", "1e3", "1.0", "01", "007", "000000000000000000001",
-	"1junk", "junk1", "2147483648", "65536", "99999999999999999999999",
-	"+", "-", "0\\ 1", NULL,
-};
-
-static char *num_word(void)
-{
-	unsigned int n = 0;
-
-	while (edge_num[n])
-		n++;
-	if (pct(30))
-		return fmt("%u", rn(6));
-	return strdup(edge_num[rn(n)]);
-}
-
-static const char *const keywords[] = {
-	"queue_if_no_path", "QUEUE_IF_NO_PATH", "Queue_If_No_Path",
-	"queue_if_no_pat", "fail_if_no_path", "emc", "EMC", "round-robin",
-	"Round-Robin", "round_robin", "roundrobin", "multipath", "no-such-thing",
-	"pg_init_retries", "retain_attached_hw_handler", NULL,
-};
-
-static char *junk_word(void)
-{
-	static const char cs[] = "abcxyz019:/-_.+%@#~";
-	unsigned int n = 1 + rn(12);
-	char *w = malloc(n + 1);
-
-	if (!w)
-		abort();
-	/* Not all hex digits: a hex word could name any device. */
-	w[0] = 'q';
-	for (unsigned int i = 1; i < n; i++)
-		w[i] = cs[rn(sizeof(cs) - 1)];
-	w[n] = 0;
-	return w;
-}
-
-static char *any_word(void)
-{
-	unsigned int n = 0;
-
-	while (keywords[n])
-		n++;
-	switch (rn(5)) {
-	case 0:
-		return num_word();
-	case 1:
-		return strdup(keywords[rn(n)]);
-	case 2:
-		return dev_form(rn(ndevs));
-	case 3:
-		return nodev_word();
-	default:
-		return junk_word();
-	}
-}
-
-/* ---- table generation ---- */
-static void push_own(struct wl *l, char *s)
-{
-	wl_push(l, s);
-	free(s);
-}
-
-/* A count: mostly plain, sometimes "+N" or with leading zeros. */
-static char *count_word(unsigned int v)
-{
-	if (pct(4))
-		return fmt("00%u", v);
-	if (pct(1))
-		return fmt("\\ %u", v);	/* an escaped leading space */
-	return fmt("%u", v);
-}
-
-static void gen_valid(struct wl *l)
-{
-	unsigned int npg, initial, i, j, used = 0;
-	int *perm = malloc(ndevs * sizeof(int));
-
-	if (!perm)
-		abort();
-	for (i = 0; i < (unsigned int)ndevs; i++)
-		perm[i] = i;
-	for (i = ndevs - 1; i > 0; i--) {
-		unsigned int r = rn(i + 1);
-		int t = perm[i];
-
-		perm[i] = perm[r];
-		perm[r] = t;
-	}
-
-	if (pct(50)) {
-		wl_push(l, "1");
-		wl_push(l, pct(80) ? "queue_if_no_path" :
-			   pct(50) ? "QUEUE_IF_NO_PATH" : "Queue_if_No_Path");
-	} else {
-		push_own(l, count_word(0));
-	}
-
-	switch (rn(8)) {
-	case 0: case 1:
-		wl_push(l, "1");
-		wl_push(l, "emc");
-		break;
-	case 2:
-		wl_push(l, "3");
-		wl_push(l, "emc");
-		push_own(l, count_word(rn(2)));
-		push_own(l, count_word(rn(2)));
-		break;
-	default:
-		push_own(l, count_word(0));
-	}
-
-	/* Group layout: usually a few, sometimes a huge table. */
-	if (pct(4)) {
-		npg = 0;
-	} else if (pct(2) && ndevs >= 64) {
-		npg = pct(50) ? 1 : (ndevs < OR_MAX_COUNT ? ndevs : OR_MAX_COUNT);
-	} else {
-		npg = 1 + rn(ndevs < 4 ? ndevs : 4);
-	}
-	initial = npg ? 1 + rn(npg) : 0;
-	push_own(l, count_word(npg));
-	push_own(l, count_word(initial));
-
-	for (i = 0; i < npg; i++) {
-		unsigned int remaining = ndevs - used, np, na = rn(2);
-
-		/* Leave a device for each group still to come. */
-		if (npg == 1 && pct(3) && ndevs >= 64)
-			np = remaining < OR_MAX_COUNT ? remaining : OR_MAX_COUNT;
-		else
-			np = 1 + rn(remaining - (npg - 1 - i) < 3 ?
-				    remaining - (npg - 1 - i) : 3);
-		wl_push(l, "round-robin");
-		push_own(l, count_word(0));
-		push_own(l, count_word(np));
-		push_own(l, count_word(na));
-		for (j = 0; j < np; j++) {
-			push_own(l, dev_form(perm[used++]));
-			if (na) {
-				static const char *const rc[] = {
-					"0", "1", "1000", "4294967295", "+7",
-					"0010",
-				};
-
-				if (pct(50))
-					push_own(l, fmt("%u", rn(100000)));
-				else
-					wl_push(l, rc[rn(6)]);
-			}
-		}
-	}
-	free(perm);
-}
-
-static int is_num(const char *w, unsigned int *v)
-{
-	return !k_strtouint(w, v);
-}
-
-static void wl_insert(struct wl *l, int at, char *s)
-{
-	wl_push(l, s);
-	free(s);
-	char *t = l->w[l->n - 1];
-
-	memmove(&l->w[at + 1], &l->w[at], (l->n - 1 - at) * sizeof(char *));
-	l->w[at] = t;
-}
-
-static void wl_delete(struct wl *l, int at)
-{
-	free(l->w[at]);
-	memmove(&l->w[at], &l->w[at + 1], (l->n - 1 - at) * sizeof(char *));
-	l->n--;
-}
-
-static void wl_replace(struct wl *l, int at, char *s)
-{
-	free(l->w[at]);
-	l->w[at] = s;
-}
-
-/* One mutation of a table's words. */
-static void mutate(struct wl *l)
-{
-	int at = l->n ? (int)rn(l->n) : 0;
-	unsigned int v;
-
-	switch (rn(15)) {
-	case 14:		/* the same count, spelt otherwise */
-		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n))
-			if (!k_count(l->w[at], &v)) {
-				static const char *const f[] = {
-					"%llu", "%llu", "+%.0llu%u", "0%.0llu%u",
-					"\\ %.0llu%u", "%.0llu%u\\ ",
-				};
-				unsigned int i = rn(6);
-
-				if (i < 2)
-					wl_replace(l, at, fmt(f[i], (1ULL << 32) * (1 + rn(3)) + v));
-				else
-					wl_replace(l, at, fmt(f[i], 0ULL, v));
-				break;
-			}
-		break;
-	case 0:			/* a boundary number anywhere */
-		if (l->n)
-			wl_replace(l, at, num_word());
-		break;
-	case 1:			/* a count that disagrees with what follows */
-		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n))
-			if (is_num(l->w[at], &v)) {
-				int d = pct(70) ? (pct(50) ? 1 : -1) : (int)rn(2000) - 1000;
-
-				wl_replace(l, at, fmt("%lld", (long long)v + d));
-				break;
-			}
-		break;
-	case 2:
-		if (l->n)
-			wl_delete(l, at);
-		break;
-	case 3:
-		if (l->n)
-			wl_insert(l, at, strdup(l->w[at]));
-		break;
-	case 4:
-		if (l->n > 1) {
-			int b = rn(l->n);
-			char *t = l->w[at];
-
-			l->w[at] = l->w[b];
-			l->w[b] = t;
-		}
-		break;
-	case 5:			/* truncate, maybe to nothing */
-		while (l->n > at)
-			wl_delete(l, l->n - 1);
-		break;
-	case 6:
-		wl_insert(l, l->n ? at : 0, any_word());
-		break;
-	case 7:			/* trailing junk */
-		for (unsigned int n = 1 + rn(4); n; n--)
-			push_own(l, any_word());
-		break;
-	case 8:			/* a device word: nonexistent, or a duplicate */
-		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n)) {
-			dev_t d;
-
-			if (strchr(l->w[at], '/') || strchr(l->w[at], ':')) {
-				if (pct(50)) {
-					wl_replace(l, at, nodev_word());
-				} else if (k_resolve(l->w[at], LEN, &d) == KR_DEV &&
-					   dev_index(d) >= 0) {
-					/* the same device, spelt otherwise, again */
-					wl_insert(l, at, dev_form(dev_index(d)));
-				} else {
-					wl_replace(l, at, dev_form(rn(ndevs)));
-				}
-				break;
-			}
-		}
-		break;
-	case 9:			/* case or spelling of a keyword */
-		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n))
-			if (!is_num(l->w[at], &v) && !strchr(l->w[at], '/')) {
-				char *w = l->w[at];
-				size_t n = strlen(w), i = rn(n);
-
-				if (pct(50)) {
-					w[i] ^= 0x20;
-				} else if (pct(50)) {
-					w[i] = "xyz_-"[rn(5)];
-				} else {
-					w[n - 1] = 0;
-					if (!w[0])
-						wl_replace(l, at, strdup("x"));
-				}
-				break;
-			}
-		break;
-	case 10: {		/* a huge count, and as many words */
-		unsigned int n = pct(50) ? 1024 + rn(2) : 1020 + rn(10);
-
-		if (!l->n)
-			break;
-		wl_replace(l, at, fmt("%u", n));
-		if (pct(50))
-			for (unsigned int i = 0; i < n; i++)
-				wl_insert(l, at + 1, pct(50) ? num_word() : any_word());
-		break;
-	}
-	case 11:		/* a huge argument list at the end */
-		for (unsigned int n = 500 + rn(3000); n; n--)
-			push_own(l, pct(50) ? fmt("%u", rn(3)) : dev_form(rn(ndevs)));
-		break;
-	case 12:		/* an escaped character inside a word */
-		if (l->n) {
-			char *w = l->w[at];
-			size_t i = rn(strlen(w) + 1);
-
-			wl_replace(l, at, fmt("%.*s\\%s", (int)i, w, w + i));
-		}
-		break;
-	default:		/* a word replaced by any word */
-		if (l->n)
-			wl_replace(l, at, any_word());
-	}
-}
-
-/* Join words the way a user might: separators of every kind. */
-static void join(struct wl *l, struct sb *out)
-{
-	static const char *const sep[] = { " ", "  ", "\t", "\n", " \t ", "\xa0" };
-	int odd = pct(10);
-
-	sb_reset(out);
-	if (odd && pct(50))
-		sb_add(out, "%s", sep[rn(6)]);
-	for (int i = 0; i < l->n; i++) {
-		if (i)
-			sb_add(out, "%s", odd ? sep[rn(6)] : " ");
-		sb_add(out, "%s", l->w[i]);
-	}
-	if (odd && pct(50))
-		sb_add(out, "%s", sep[rn(6)]);
-}
-
-static void gen_table(long k, struct sb *out)
-{
-	struct wl l = { 0 };
-	unsigned int n;
-
-	case_seed(1, k);
-	switch (rn(100)) {
-	case 0:			/* nothing at all */
-		break;
-	case 1: case 2: case 3:	/* word soup */
-		for (n = rn(30); n; n--)
-			push_own(&l, any_word());
-		break;
-	default:
-		gen_valid(&l);
-		if (pct(75))
-			for (n = 1 + (pct(30) ? rn(3) : 0); n; n--)
-				mutate(&l);
-	}
-	join(&l, out);
-	wl_free(&l);
-}
-
-/* ---- I/O through a map ---- */
-struct probe {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int done;
-	ssize_t r;
-	int err;
-	int fd;
-	char *buf;
-};
-
-static void *probe_run(void *arg)
-{
-	struct probe *p = arg;
-	ssize_t r = pread(p->fd, p->buf, BLK, 0);
-	int e = errno;
-
-	pthread_mutex_lock(&p->mu);
-	p->r = r;
-	p->err = r < 0 ? e : 0;
-	p->done = 1;
-	pthread_cond_signal(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
-}
-
-/* Start a 4 KiB O_DIRECT read of sector 0 of dev in a thread. */
-static struct probe *probe_start(const char *dev)
-{
-	struct probe *p = calloc(1, sizeof(*p));
-	pthread_t t;
-
-	if (!p)
-		abort();
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
-	if (posix_memalign((void **)&p->buf, BLK, BLK))
-		abort();
-	memset(p->buf, 0, BLK);
-	p->fd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (p->fd < 0) {
-		p->done = 1;
-		p->r = -1;
-		p->err = errno;
-		return p;
-	}
-	if (pthread_create(&t, NULL, probe_run, p))
-		abort();
-	pthread_detach(t);
-	return p;
-}
-
-/* Wait up to ms; 1 if the read finished. */
-static int probe_wait(struct probe *p, int ms)
-{
-	struct timespec ts;
-	int done;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&p->mu);
-	while (!p->done)
-		if (pthread_cond_timedwait(&p->cv, &p->mu, &ts))
-			break;
-	done = p->done;
-	pthread_mutex_unlock(&p->mu);
-	return done;
-}
-
-/* Only for a finished probe (a stuck one is leaked on purpose). */
-static void probe_free(struct probe *p)
-{
-	if (p->fd >= 0)
-		close(p->fd);
-	free(p->buf);
-	free(p);
-}
-
-/* Which path device's signature the probe read, -1 if none. */
-static int probe_source(struct probe *p)
-{
-	int i;
-
-	if (p->r != BLK || strncmp(p->buf, SIG, strlen(SIG)))
-		return -1;
-	i = atoi(p->buf + strlen(SIG));
-	return i >= 0 && i < ndevs ? i : -1;
-}
-
-static int sign_devs(void)
-{
-	char *buf;
-
-	if (posix_memalign((void **)&buf, BLK, BLK))
-		abort();
-	for (int i = 0; i < ndevs; i++) {
-		int fd = open(devs[i].path, O_WRONLY | O_DIRECT | O_CLOEXEC);
-
-		memset(buf, 0, BLK);
-		snprintf(buf, BLK, SIG "%d %s\n", i, devs[i].name);
-		if (fd < 0 || pwrite(fd, buf, BLK, 0) != BLK || fsync(fd)) {
-			fprintf(stderr, "dm-fuzz: cannot sign %s: %s\n",
-				devs[i].path, strerror(errno));
-			return -1;
-		}
-		close(fd);
-	}
-	free(buf);
-	return 0;
+	dmio_list(&names);
+	if (strstr(names, "dmfuzz-"))
+		fail(k, "fuzz devices left behind: %s", names);
+	free(names);
 }
 
 /* ---- tables mode ---- */
@@ -811,14 +260,6 @@ static uint64_t tdev;		/* dev of TNAME, as DM_DEV_CREATE gave it */
 static int create_t(void)
 {
 	return dmio_create(TNAME, &tdev);
-}
-
-static void dm_node(uint64_t d, char *buf, size_t n)
-{
-	/* huge_encode_dev() */
-	unsigned int mi = (d & 0xff) | ((d >> 12) & 0xfff00);
-
-	snprintf(buf, n, "/dev/dm-%u", mi);
 }
 
 /* Make the accepted table live and read sector 0 through it. */
@@ -867,7 +308,6 @@ static void run_tables(long first, long n)
 {
 	struct sb tbl = { 0 };
 	struct tstats st = { 0 };
-	char *names = NULL;
 	long k;
 	int r;
 
@@ -1012,10 +452,7 @@ static void run_tables(long first, long n)
 	}
 	if (dmio_remove(TNAME) || dmio_remove(RNAME))
 		fail(k, "cannot remove the fuzz devices: %s", strerror(errno));
-	dmio_list(&names);
-	if (strstr(names, "dmfuzz-"))
-		fail(k, "fuzz devices left behind: %s", names);
-	free(names);
+	check_none_left(k);
 	free(tbl.s);
 	printf("dm-fuzz tables: %ld cases (seed %llu, from %ld): %ld valid, %ld invalid, "
 	       "%ld skipped; %ld accepted, %ld rejected; %ld made live, %ld huge; "
@@ -1061,302 +498,21 @@ static void run_emit(long first, long n)
 /* ---- messages mode ---- */
 static const char *MNAME = "dmfuzz-m";
 
-#define MP_MAX 6
-#define PG_MAX 3
-
-static struct mmodel {
-	int np, npg;
-	int pg_of[MP_MAX];	/* 1-based */
-	int active[MP_MAX];
-	unsigned int fc[MP_MAX];
-	int disabled[PG_MAX + 1];
-	int queue;
-	int next_pg;		/* switch_group (or the initial PG), no I/O since */
-	int cur_pg;		/* the PG the last I/O used, 0 after a reset */
-} mm;
-
-static int pg_has_active(int g)
-{
-	for (int i = 0; i < mm.np; i++)
-		if (mm.pg_of[i] == g && mm.active[i])
-			return 1;
-	return 0;
-}
-
-/*
- * The PG the next I/O must use (documented choice): the PG named by
- * switch_group (or the table's initial PG) if it has a usable path; else
- * the current PG while it has one; else the first PG in table order that
- * is enabled and has a usable path; else the first disabled one. 0: none.
- */
-static int expected_pg(void)
-{
-	if (mm.next_pg && pg_has_active(mm.next_pg))
-		return mm.next_pg;
-	if (mm.cur_pg && pg_has_active(mm.cur_pg))
-		return mm.cur_pg;
-	for (int pass = 0; pass < 2; pass++)
-		for (int g = 1; g <= mm.npg; g++)
-			if (mm.disabled[g] == pass && pg_has_active(g))
-				return g;
-	return 0;
-}
-
 static uint64_t mdev;
 
 struct mstats {
 	long cases, ok, einval, probes, probe_io, probe_eio, probe_queued;
 };
 
-static const char *const mcmds[] = {
-	"fail_path", "reinstate_path", "switch_group", "disable_group",
-	"enable_group", "queue_if_no_path", "fail_if_no_path",
-};
-
-enum mact { MA_NONE, MA_FAIL, MA_REINSTATE, MA_SWITCH, MA_DISABLE, MA_ENABLE,
-	    MA_QUEUE, MA_NOQUEUE };
-
-struct mexpect {
-	int r;			/* 0 or -EINVAL */
-	int core;		/* rejected by dm core, not by the target */
-	enum mact act;
-	int arg;		/* path index or PG number */
-};
-
-/* The documented messages, judged on the words the kernel will see. */
-static struct mexpect msg_oracle(const char *msg, uint64_t sector)
-{
-	struct mexpect x = { -EINVAL, 0, MA_NONE, 0 };
-	struct wl l = { 0 };
-	unsigned int g;
-	int c = -1, want;
-	dev_t d;
-
-	k_split(msg, &l);
-	if (!l.n || sector >= LEN) {
-		x.core = 1;	/* "Empty message" / "sector outside device" */
-		goto out;
-	}
-	for (int i = 0; i < 7; i++)
-		if (!strcasecmp(l.w[0], mcmds[i]))
-			c = i;
-	if (c < 0)
-		goto out;
-	want = c >= 5 ? 1 : 2;
-	if (l.n != want)
-		goto out;
-	switch (c) {
-	case 0:
-	case 1:
-		if (k_resolve(l.w[1], 0, &d) != KR_DEV)
-			goto out;
-		for (int i = 0; i < mm.np; i++)
-			if (devs[i].dev == d) {
-				x.r = 0;
-				x.act = c == 0 ? MA_FAIL : MA_REINSTATE;
-				x.arg = i;
-			}
-		break;
-	case 2:
-	case 3:
-	case 4:
-		if (k_strtouint(l.w[1], &g) || !g || g > (unsigned int)mm.npg)
-			goto out;
-		x.r = 0;
-		x.act = c == 2 ? MA_SWITCH : c == 3 ? MA_DISABLE : MA_ENABLE;
-		x.arg = g;
-		break;
-	default:
-		x.r = 0;
-		x.act = c == 5 ? MA_QUEUE : MA_NOQUEUE;
-	}
-out:
-	wl_free(&l);
-	return x;
-}
-
-static void model_apply(struct mexpect *x)
-{
-	switch (x->act) {
-	case MA_FAIL:
-		if (mm.active[x->arg]) {
-			mm.active[x->arg] = 0;
-			mm.fc[x->arg]++;
-		}
-		break;
-	case MA_REINSTATE:
-		mm.active[x->arg] = 1;
-		break;
-	case MA_SWITCH:
-		for (int g = 1; g <= mm.npg; g++)
-			mm.disabled[g] = 0;
-		mm.next_pg = x->arg;
-		mm.cur_pg = 0;
-		break;
-	case MA_DISABLE:
-	case MA_ENABLE:
-		mm.disabled[x->arg] = x->act == MA_DISABLE;
-		mm.cur_pg = 0;
-		break;
-	case MA_QUEUE:
-	case MA_NOQUEUE:
-		mm.queue = x->act == MA_QUEUE;
-		break;
-	case MA_NONE:
-		break;
-	}
-}
-
-static char *gen_message(uint64_t *sector)
-{
-	struct sb b = { 0 };
-	int c = rn(8), p;
-	char *cmd;
-
-	*sector = 0;
-	if (pct(2))
-		*sector = pct(50) ? LEN + rn(3) : (1ULL << 63) + rn(9);
-	else if (pct(5))
-		*sector = rn(LEN);
-	if (pct(1))
-		return strdup(pct(50) ? "" : " \t ");
-	if (c == 7) {		/* junk */
-		for (unsigned int n = rn(4); n; n--) {
-			char *w = any_word();
-
-			sb_add(&b, "%s%s", b.len ? " " : "", w);
-			free(w);
-		}
-		if (!b.len)
-			sb_add(&b, "x");
-		return b.s;
-	}
-	cmd = strdup(mcmds[c]);
-	if (pct(8))
-		cmd[rn(strlen(cmd))] ^= 0x20;		/* case: still valid */
-	if (pct(4))
-		cmd[rn(strlen(cmd))] = 'x';		/* typo */
-	sb_add(&b, "%s", cmd);
-	free(cmd);
-	switch (c) {
-	case 0:
-	case 1:
-		/* Mostly a path of the map; sometimes another device or none. */
-		p = pct(85) ? (int)rn(mm.np) : (int)rn(ndevs);
-		if (pct(8)) {
-			char *w = nodev_word();
-
-			sb_add(&b, " %s", w);
-			free(w);
-		} else {
-			char *w = dev_form(p);
-
-			sb_add(&b, " %s", w);
-			free(w);
-		}
-		break;
-	case 2:
-	case 3:
-	case 4:
-		if (pct(80)) {
-			sb_add(&b, " %s%u", pct(5) ? "+" : pct(5) ? "0" : "", 1 + rn(mm.npg));
-		} else {
-			char *w = num_word();
-
-			sb_add(&b, " %s", w);
-			free(w);
-		}
-		break;
-	}
-	/* Argument counts that are off, up to huge lists. */
-	if (pct(6)) {
-		unsigned int n = pct(80) ? 1 : 2000 + rn(2000);
-
-		for (; n; n--) {
-			char *w = pct(50) ? num_word() : dev_form(rn(ndevs));
-
-			sb_add(&b, " %s", w);
-			free(w);
-		}
-	} else if (pct(4) && strchr(b.s, ' ')) {
-		*strchr(b.s, ' ') = 0;		/* argument missing */
-	}
-	return b.s;
-}
-
 /* Compare the map's status with the model; 0 if they agree. */
 static int status_check(long k, long *qsize)
 {
 	char *info = NULL, *tbl = NULL;
-	struct wl l = { 0 };
-	int present, i = 0, bad = 0;
-	unsigned int v;
+	int present, bad;
 
 	status_of(MNAME, 1, 0, &tbl, &present);
-	if (strncmp(tbl, mm.queue ? "1 queue_if_no_path " : "0 ",
-		    mm.queue ? 19 : 2)) {
-		fail(k, "table status features disagree with queue_if_no_path=%d: %.60s",
-		     mm.queue, tbl);
-		bad = 1;
-	}
 	status_of(MNAME, 0, 0, &info, &present);
-	k_split(info, &l);
-#define W(j) ((j) < l.n ? l.w[j] : "")
-	/* 1 <queue size> 0 <#PGs> <PG> */
-	if (strcmp(W(0), "1") || k_strtouint(W(1), &v) || strcmp(W(2), "0") ||
-	    k_strtouint(W(3), &v) || (int)v != mm.npg) {
-		bad = 1;
-		goto out;
-	}
-	if (qsize)
-		*qsize = atol(W(1));
-	i = 5;
-	for (int g = 1; g <= mm.npg; g++) {
-		const char *state = W(i);
-		int np = 0;
-
-		if ((state[0] == 'D') != mm.disabled[g] || strlen(state) != 1 ||
-		    !strchr("ADE", state[0])) {
-			fail(k, "PG %d state %s, model: %s", g, state,
-			     mm.disabled[g] ? "disabled" : "enabled");
-			bad = 1;
-		}
-		/* <state> 0 <#paths> 0 */
-		for (int p = 0; p < mm.np; p++)
-			np += mm.pg_of[p] == g;
-		if (strcmp(W(i + 1), "0") || atoi(W(i + 2)) != np || strcmp(W(i + 3), "0")) {
-			bad = 1;
-			goto out;
-		}
-		i += 4;
-		for (int p = 0; p < mm.np; p++) {
-			char want[32];
-
-			if (mm.pg_of[p] != g)
-				continue;
-			snprintf(want, sizeof(want), "%u:%u", major(devs[p].dev),
-				 minor(devs[p].dev));
-			if (strcmp(W(i), want) ||
-			    strcmp(W(i + 1), mm.active[p] ? "A" : "F") ||
-			    k_strtouint(W(i + 2), &v) || v != mm.fc[p]) {
-				fail(k, "path %s: status \"%s %s %s\", model \"%s %s %u\"",
-				     devs[p].name, W(i), W(i + 1), W(i + 2), want,
-				     mm.active[p] ? "A" : "F", mm.fc[p]);
-				bad = 1;
-			}
-			i += 3;
-		}
-	}
-	if (i != l.n)
-		bad = 1;
-out:
-	if (bad) {
-		fail(k, "status does not match the model");
-		show("info", info);
-		show("table", tbl);
-	}
-#undef W
-	wl_free(&l);
+	bad = model_check_status(k, tbl, info, qsize);
 	free(info);
 	free(tbl);
 	return bad;
@@ -1470,7 +626,6 @@ static void run_messages(long first, long n)
 {
 	struct mstats st = { 0 };
 	struct sb tbl = { 0 };
-	char *names = NULL;
 	long k;
 	int r, g;
 
@@ -1515,7 +670,7 @@ static void run_messages(long first, long n)
 		char *msg;
 
 		case_seed(2, k);
-		msg = gen_message(&sector);
+		msg = gen_message(&sector, mm.np, mm.npg);
 		x = msg_oracle(msg, sector);
 		st.cases++;
 		klog_take();
@@ -1591,10 +746,7 @@ next:
 	}
 	if (dmio_remove(MNAME))
 		fail(k, "cannot remove %s: %s", MNAME, strerror(errno));
-	dmio_list(&names);
-	if (strstr(names, "dmfuzz-"))
-		fail(k, "fuzz devices left behind: %s", names);
-	free(names);
+	check_none_left(k);
 	free(tbl.s);
 	printf("dm-fuzz messages: %ld cases (seed %llu, from %ld): %ld accepted, "
 	       "%ld rejected; %ld read probes (%ld read a path, %ld EIO without a "
@@ -1700,3 +852,4 @@ int main(int argc, char **argv)
 		usage();
 	return fails ? 1 : 0;
 }
+

@@ -23,7 +23,7 @@ void wl_push(struct wl *l, const char *s);
 void wl_pushn(struct wl *l, const char *s, size_t len);
 void wl_free(struct wl *l);
 
-/* lib/ctype.c: isspace() includes 0xA0. */
+/* The kernel's isspace(): space, \t \n \v \f \r, and 0xA0 (Latin-1 NBSP). */
 int k_isspace(unsigned char c);
 
 /* dm_split_args(): whitespace separated, backslash quotes any character. */

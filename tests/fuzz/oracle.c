@@ -2,7 +2,7 @@
 /*
  * The table oracle. The grammar, from the documentation:
  *
- *   <#features> [queue_if_no_path]            #features: 0 or 1
+ *   <#features> [<feature> [<value>]]*        #features: 0 to 8 words
  *   <#hw args> [<hw handler> [<hw arg>]*]     count includes the name
  *   <#PGs> <initial PG>                       0 PGs needs initial 0
  *   { <selector> <#selector args> [<selector arg>]*
@@ -15,7 +15,12 @@
  * "round-robin", no selector arguments, at most 1 path argument
  * (repeat_count, any unsigned int, default 1000). Feature words are
  * case-insensitive; handler and selector names are not. Nothing may follow
- * the last priority group.
+ * the last priority group. Features: queue_if_no_path,
+ * retain_attached_hw_handler, pg_init_retries <1..50>, pg_init_delay_msecs
+ * <0..60000>, queue_if_no_path_timeout_secs <0..86400>, queue_mode bio;
+ * a feature given twice takes its last value; the TABLE lists them in that
+ * fixed order: queue_if_no_path, pg_init_retries, pg_init_delay_msecs,
+ * retain_attached_hw_handler, queue_mode bio, queue_if_no_path_timeout_secs.
  */
 #define _GNU_SOURCE
 #include "oracle.h"
@@ -86,6 +91,86 @@ static int count(struct cursor *c, unsigned int min, unsigned int *v)
 	return !r && *v >= min && *v <= OR_MAX_COUNT;
 }
 
+static const char *feature_why;
+
+/* A feature's value, from the nf words left of the feature section. */
+static int feature_value(struct cursor *c, unsigned int *nf, unsigned int min,
+			 unsigned int max, long *out)
+{
+	unsigned int v;
+
+	if (!*nf) {
+		feature_why = "feature value missing";
+		return 0;
+	}
+	(*nf)--;
+	if (k_count(next(c), &v) || v < min || v > max) {
+		feature_why = "feature value out of range";
+		return 0;
+	}
+	*out = v;
+	return 1;
+}
+
+/* The nf feature words: 1 if valid, with their canonical TABLE form. */
+static int features(struct cursor *c, unsigned int nf, struct sb *canon,
+		    struct table_expect *e)
+{
+	long retries = -1, delay = -1, bound = -1;
+	int queue = 0, retain = 0, qm = 0;
+	const char *w;
+
+	while (nf) {
+		w = next(c);
+		nf--;
+		if (!strcasecmp(w, "queue_if_no_path")) {
+			queue = 1;
+		} else if (!strcasecmp(w, "retain_attached_hw_handler")) {
+			retain = 1;
+		} else if (!strcasecmp(w, "pg_init_retries")) {
+			if (!feature_value(c, &nf, 1, 50, &retries))
+				return 0;
+		} else if (!strcasecmp(w, "pg_init_delay_msecs")) {
+			if (!feature_value(c, &nf, 0, 60000, &delay))
+				return 0;
+		} else if (!strcasecmp(w, "queue_if_no_path_timeout_secs")) {
+			if (!feature_value(c, &nf, 0, 86400, &bound))
+				return 0;
+		} else if (!strcasecmp(w, "queue_mode")) {
+			if (!nf) {
+				feature_why = "queue_mode without a value";
+				return 0;
+			}
+			nf--;
+			if (strcasecmp(next(c), "bio")) {
+				feature_why = "queue_mode not bio";
+				return 0;
+			}
+			qm = 1;
+		} else {
+			feature_why = "feature word";
+			return 0;
+		}
+	}
+
+	e->queue = queue;
+	sb_add(canon, "%d ", queue + retain + 2 * (retries >= 0) +
+	       2 * (delay >= 0) + 2 * qm + 2 * (bound >= 0));
+	if (queue)
+		sb_add(canon, "queue_if_no_path ");
+	if (retries >= 0)
+		sb_add(canon, "pg_init_retries %ld ", retries);
+	if (delay >= 0)
+		sb_add(canon, "pg_init_delay_msecs %ld ", delay);
+	if (retain)
+		sb_add(canon, "retain_attached_hw_handler ");
+	if (qm)
+		sb_add(canon, "queue_mode bio ");
+	if (bound >= 0)
+		sb_add(canon, "queue_if_no_path_timeout_secs %ld ", bound);
+	return 1;
+}
+
 #define BAD(reason) do { e->why = count_why ? count_why : (reason); \
 			     v = V_INVALID; goto out; } while (0)
 
@@ -103,17 +188,12 @@ enum verdict oracle_table(const char *params, unsigned long long len,
 	k_split(params, &words);
 
 	/* Features. */
-	if (!count(&c, 0, &nf) || nf > 1)
+	if (!count(&c, 0, &nf) || nf > 8)
 		BAD("feature count");
-	if (nf) {
-		w = next(&c);
-		if (!w || strcasecmp(w, "queue_if_no_path"))
-			BAD("feature word");
-		e->queue = 1;
-		sb_add(&canon, "1 queue_if_no_path ");
-	} else {
-		sb_add(&canon, "0 ");
-	}
+	if ((unsigned int)left(&c) < nf)
+		BAD("feature words missing");
+	if (!features(&c, nf, &canon, e))
+		BAD(feature_why);
 
 	/* Hardware handler. */
 	if (!count(&c, 0, &nh))

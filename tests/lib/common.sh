@@ -10,7 +10,8 @@
 # Built modules: *.ko at the root, test-only ones under tests/modules*/.
 : "${KO_DIR:=$REPO}"
 export DM_DISABLE_UDEV=1
-MP_MODULES=(dm_emc dm_round_robin dm_multipath)
+MP_MODULES=(dm_emc dm_alua dm_round_robin dm_queue_length dm_service_time
+	dm_historical_service_time dm_multipath)
 
 # ---- TAP ----------------------------------------------------------------
 tap_ok() { echo "ok - $1"; }
@@ -259,6 +260,19 @@ path_fields() {
 }
 # path_state MAP DEV: A or F
 path_state() { path_fields "$1" "$2" && echo "$PATH_STATE"; }
+# writers_pattern: WPAT, a fresh file of 1 MiB of random data (what writers
+# write), removed on exit.
+writers_pattern() {
+	WPAT=/tmp/pattern.$$
+	head -c 1M /dev/urandom >"$WPAT"
+	on_exit "rm -f '$WPAT'"
+}
+# writers_area_zero MAP: zero the MiB that writers writes.
+writers_area_zero() { dd if=/dev/zero of="/dev/mapper/$1" bs=64k count=16 oflag=direct status=none; }
+# writers_area_is_wpat MAP: that MiB reads back (O_DIRECT) as WPAT.
+writers_area_is_wpat() {
+	dd if="/dev/mapper/$1" bs=64k count=16 iflag=direct status=none | cmp - "$WPAT"
+}
 # writers MAP PATTERN: 4 concurrent writers of 256 KiB each (64 KiB direct
 # writes) of PATTERN to MAP at the same offsets, so that 4 bios are
 # outstanding at once; their PIDs in WPIDS.

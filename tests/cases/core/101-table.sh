@@ -3,7 +3,7 @@
 # Table matrix: valid tables load and `dmsetup table` round-trips through
 # `dmsetup create`; malformed tables fail with -EINVAL and a specific kernel
 # log line, leave no map behind, and the modules still unload.
-# timeout: 420
+# timeout: 600
 source "${0%/*}/rc"
 
 mp_fixture 2 mpt1 mpt2 mpbad
@@ -43,6 +43,15 @@ roundtrip "repeat_count 0 (stay until failure)" \
 roundtrip "no priority groups (all paths gone)" "0 0 0 0" "0 0 0 0 "
 roundtrip "no priority groups with queue_if_no_path" \
 	"1 queue_if_no_path 0 0 0" "1 queue_if_no_path 0 0 0 "
+roundtrip "every Linux 6.1 feature word, and the queueing bound" \
+	"8 pg_init_delay_msecs 500 queue_mode BIO pg_init_retries 50 retain_attached_hw_handler queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
+	"8 queue_if_no_path pg_init_retries 50 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 1 1 $A 1000 "
+roundtrip "the queueing bound, and a feature given twice" \
+	"4 queue_if_no_path_timeout_secs 30 queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
+	"3 queue_if_no_path queue_if_no_path_timeout_secs 30 0 1 1 round-robin 0 1 1 $A 1000 "
+roundtrip "pg_init_delay_msecs 0 and a bound of 0 (none) are kept" \
+	"4 pg_init_delay_msecs 0 queue_if_no_path_timeout_secs 0 0 1 1 round-robin 0 1 0 $A" \
+	"4 pg_init_delay_msecs 0 queue_if_no_path_timeout_secs 0 0 1 1 round-robin 0 1 1 $A 1000 "
 roundtrip "emc hardware handler, defaults" \
 	"0 1 emc 2 1 round-robin 0 1 0 $A round-robin 0 1 0 $B" \
 	"0 1 emc 2 1 round-robin 0 1 1 $A 1000 round-robin 0 1 1 $B 1000 "
@@ -65,15 +74,32 @@ bad() {
 
 bad "" "missing number of feature arguments"
 bad "x 0 1 1 round-robin 0 1 0 $A" "invalid number of feature arguments"
-bad "2 queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
+bad "9 queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"invalid number of feature arguments"
 bad "1" "not enough feature arguments"
+bad "3 queue_if_no_path pg_init_retries" "not enough feature arguments"
 bad "1 no_such_feature 0 1 1 round-robin 0 1 0 $A" "unrecognised feature"
+kmsg_expect "the unrecognised feature is named" "unrecognised feature 'no_such_feature'"
+bad "1 pg_init_retries 0 1 1 round-robin 0 1 0 $A" "pg_init_retries needs a value"
+bad "2 pg_init_retries 0 0 1 1 round-robin 0 1 0 $A" "pg_init_retries must be between 1 and 50"
+bad "2 pg_init_retries 51 0 1 1 round-robin 0 1 0 $A" "pg_init_retries must be between 1 and 50"
+bad "2 pg_init_retries x 0 1 1 round-robin 0 1 0 $A" "pg_init_retries must be between 1 and 50"
+bad "2 pg_init_delay_msecs 60001 0 1 1 round-robin 0 1 0 $A" "pg_init_delay_msecs must be between 0 and 60000"
+bad "1 pg_init_delay_msecs 0 1 1 round-robin 0 1 0 $A" "pg_init_delay_msecs needs a value"
+bad "2 queue_if_no_path_timeout_secs 86401 0 1 1 round-robin 0 1 0 $A" \
+	"queue_if_no_path_timeout_secs must be between 0 and 86400"
+bad "2 queue_mode rq 0 1 1 round-robin 0 1 0 $A" "queue_mode rq/mq not supported: this target is bio-based"
+bad "2 queue_mode mq 0 1 1 round-robin 0 1 0 $A" "queue_mode rq/mq not supported: this target is bio-based"
+bad "2 queue_mode foo 0 1 1 round-robin 0 1 0 $A" "unknown queue_mode"
+kmsg_expect "the unknown queue_mode is named" "unknown queue_mode 'foo'"
+bad "1 queue_mode 0 1 1 round-robin 0 1 0 $A" "queue_mode needs a value"
 bad "0" "missing number of hardware handler arguments"
 bad "0 1x 1 1 round-robin 0 1 0 $A" "invalid number of hardware handler arguments"
 bad "0 3 emc 0" "not enough hardware handler arguments"
 bad "0 1 no_such_handler 1 1 round-robin 0 1 0 $A" "unknown hardware handler type"
-bad "0 2 emc 5 1 1 round-robin 0 1 0 $A" "hardware handler constructor failed"
+kmsg_expect "the unknown handler is named" "unknown hardware handler type 'no_such_handler'"
+bad "0 2 emc 5 1 1 round-robin 0 1 0 $A" "emc: expected 0 or 2 arguments"
+bad "0 3 emc 0 2 1 1 round-robin 0 1 0 $A" "emc: arguments must be 0 or 1"
 bad "0 0" "missing number of priority groups"
 bad "0 0 1025 1" "invalid number of priority groups"
 bad "0 0 1" "missing initial priority group number"
@@ -89,10 +115,11 @@ bad "4294967297 queue_if_no_path 0 1 1 round-robin 0 1 0 $A" "invalid number of 
 bad "0 0 1 1" "missing priority group"
 bad "0 0 2 1 round-robin 0 1 0 $A" "missing priority group"
 bad "0 0 1 1 no-such-selector 0 1 0 $A" "unknown path selector type"
+kmsg_expect "the unknown selector is named" "unknown path selector type 'no-such-selector'"
 bad "0 0 1 1 round-robin" "missing number of path selector arguments"
 bad "0 0 1 1 round-robin 1025 1 0 $A" "invalid number of path selector arguments"
 bad "0 0 1 1 round-robin 3 1 0" "not enough path selector arguments"
-bad "0 0 1 1 round-robin 1 foo 1 0 $A" "path selector constructor failed"
+bad "0 0 1 1 round-robin 1 foo 1 0 $A" "round-robin: takes no selector arguments"
 bad "0 0 1 1 round-robin 0" "missing number of paths"
 bad "0 0 1 1 round-robin 0 0 0" "invalid number of paths"
 bad "0 0 1 1 round-robin 0 1" "missing number of path arguments"

@@ -31,6 +31,16 @@ table() { # table FEATURES HWH
 	echo "0 $S multipath $1 $2 2 1 round-robin 0 1 0 ${N[A0]} round-robin 0 2 0 ${N[B0]} ${N[B1]}"
 }
 name() { echo "${CL_DEV[$1]##*/}"; }
+# b_paths_failed WHAT WHY: the kernel log since the mark ($k) says of B0 and
+# B1 "trespass WHY", and both are failed.
+b_paths_failed() {
+	local p
+	for p in B0 B1; do
+		check_match "$p: kernel log $1" \
+			"multipath emc: ${N[$p]} \($(name $p)\): trespass $2" "$k"
+		check_eq "$p failed" F "$(path_state mpemc "${N[$p]}")"
+	done
+}
 
 # ---- 1. rejected, no queueing -------------------------------------------
 check "create map" dm_create mpemc "$(table 0 "1 emc")" || exit 1
@@ -44,11 +54,7 @@ k=$(kmsg_since)
 check_eq "B0 and B1 each got one trespass" "1 1" "$(cl_counter B0 trespass) $(cl_counter B1 trespass)"
 check_eq "no trespass succeeded" 0 "$(cl_counter B trespass_ok)"
 check_eq "no media command reached B" 0 "$(cl_counter B media)"
-for p in B0 B1; do
-	check_match "$p: kernel log gives the sense and the decision" \
-		"multipath emc: ${N[$p]} \($(name $p)\): trespass failed, sense 05/24/00: failing path" "$k"
-	check_eq "$p failed" F "$(path_state mpemc "${N[$p]}")"
-done
+b_paths_failed "gives the sense and the decision" "failed, sense 05/24/00: failing path"
 
 # ---- 2. rejected, queue_if_no_path ----------------------------------------
 check "remove map" dm_remove mpemc
@@ -109,11 +115,7 @@ check_fail "read fails: every trespass meets the reservation" rd
 k=$(kmsg_since)
 check_eq "B0 and B1 each answered RESERVATION CONFLICT" "1 1" "$(cl_counter B0 conflicts) $(cl_counter B1 conflicts)"
 check_eq "ownership did not move" A "$(cl_ctl owner)"
-for p in B0 B1; do
-	check_match "$p: kernel log names the conflict" \
-		"multipath emc: ${N[$p]} \($(name $p)\): trespass refused: reservation conflict, failing path" "$k"
-	check_eq "$p failed" F "$(path_state mpemc "${N[$p]}")"
-done
+b_paths_failed "names the conflict" "refused: reservation conflict, failing path"
 check "remove map" dm_remove mpemc
 
 check "create map ignoring reservations ('1 emc')" dm_create mpemc "$(table 0 "1 emc")" || exit 1

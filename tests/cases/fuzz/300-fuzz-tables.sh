@@ -8,7 +8,7 @@
 # table; some valid ones are made live and read through. A sample goes
 # through dmsetup too. Afterwards nothing may hold a path device, a module
 # or slab memory.
-# timeout: 400
+# timeout: 600
 source "${0%/*}/rc"
 
 N=$(fuzz_count tables "$(per_kernel 6000 1500)")

@@ -14,8 +14,12 @@ done
 
 check "modprobe dm-multipath" modprobe dm-multipath
 check "dmsetup targets lists multipath" sh -c 'dmsetup targets | grep -q "^multipath "'
-check_match "multipath target version is v1.0.4" '^multipath +v1\.0\.4$' \
+check_match "multipath target version is v1.14.0" '^multipath +v1\.14\.0$' \
 	"$(dmsetup targets | grep '^multipath ')"
+# The distro's module reports the same target version; only ours carries a
+# MODULE_VERSION (the kernel shows it in sysfs).
+check_eq "the loaded dm_multipath is ours (MODULE_VERSION 1.14.0)" "1.14.0" \
+	"$(cat /sys/module/dm_multipath/version 2>&1)"
 check "modprobe dm-round-robin" modprobe dm-round-robin
 check "modprobe dm-emc" modprobe dm-emc
 for m in dm_multipath dm_round_robin dm_emc; do

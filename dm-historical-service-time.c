@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Device-mapper multipath: the historical-service-time path selector.
+ *
+ * Each path keeps a moving average of the time its I/Os took, weighted by
+ * time: a long service time counts for more at once than a short one, so a
+ * path that slows down is noticed quickly. Each I/O goes down the path
+ * whose average times (1 + its I/Os in flight) is the smallest.
+ *
+ * A path is "fresh" for (number of usable paths x its average) after its
+ * last completion. A path gone stale while idle gets one I/O as a probe, in
+ * case it has become faster since it was last measured; a path gone stale
+ * with I/O in flight may be degraded and gets no more than its share.
+ *
+ * Table: "historical-service-time <#args> [<base_weight>
+ * [<threshold_multiplier>]]", per path [<repeat_count>].
+ *  base_weight: 0-1023, the weight (in 1/1024) the old average keeps
+ *	against a new sample of one time bucket (~16.8 ms); default 972
+ *	(~0.95). 0 keeps no history.
+ *  threshold_multiplier: paths whose averages differ by no more than this
+ *	factor count as equally fast, and the one with fewer I/Os in flight
+ *	is chosen; default 0 (0 and 1: any difference counts).
+ *  repeat_count: accepted for old tables, shown in TABLE status; the
+ *	choice is made for every I/O.
+ */
+
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "dm-path-selector.h"
+
+#define DM_MSG_PREFIX "multipath"
+
+#define HST_VERSION		"1.0.0"
+#define HST_REPEAT_COUNT	1
+
+/* Averages are fixed point, nanoseconds << HST_SHIFT. */
+#define HST_SHIFT		10
+#define HST_ONE			BIT(HST_SHIFT)
+#define HST_HALF		BIT(HST_SHIFT - 1)
+/* Samples are capped so that a weighted sum cannot overflow 64 bits. */
+#define HST_MAX_AVG		(U64_MAX >> (HST_SHIFT + 1))
+#define HST_BASE_WEIGHT		972	/* ~0.95 in 1/1024 */
+
+/*
+ * A sample's weight depends on how long it took, in buckets of 2^24 ns
+ * (~16.8 ms): bucket i keeps base_weight^(i + 1) of the old average. The
+ * last bucket keeps none: a sample that long replaces the history.
+ */
+#define HST_BUCKET_SHIFT	24
+#define HST_BUCKETS		64
+
+/* (1 + in flight) * average overflows past this many in flight. */
+#define HST_MAX_IN_FLIGHT	HST_ONE
+
+struct hst_path {
+	struct list_head list;	/* in valid or failed, under hst_selector.lock */
+	struct dm_path *path;
+	unsigned int repeat_count;	/* as the table gave it, for TABLE status */
+
+	/*
+	 * Protects what follows: updated by start_io/end_io (completion
+	 * context) without the selector's lock, read by select_path under it.
+	 */
+	spinlock_t lock;
+	u64 avg;		/* average service time, fixed point */
+	u64 in_flight;		/* start_io'd and not yet end_io'd */
+	u64 last_finish;	/* ktime_get_ns() of the last completion */
+	u64 fresh_until;	/* stale once ktime_get_ns() passes this */
+};
+
+/* What select_path compares of a path, read at once under its lock. */
+struct hst_snapshot {
+	u64 avg;
+	u64 in_flight;
+	u64 fresh_until;
+};
+
+struct hst_selector {
+	/* Protects the lists; select_path runs concurrently with itself. */
+	spinlock_t lock;
+	struct list_head valid;		/* least recently chosen first */
+	struct list_head failed;
+	unsigned int nr_valid;	/* under lock; read by end_io without it */
+
+	/* Fixed after the constructor. */
+	unsigned int base_weight;
+	unsigned int threshold_multiplier;
+	unsigned int weights[HST_BUCKETS];	/* fixed point, 1/1024 */
+};
+
+/* A refused argument: the table load fails with msg, and the log says why. */
+static int hst_refuse(char **error, char *msg, const char *word)
+{
+	*error = msg;
+	DMWARN("%s: '%s'", msg, word);
+	return -EINVAL;
+}
+
+static void hst_init_weights(struct hst_selector *s)
+{
+	u64 w = HST_ONE;
+	int i;
+
+	for (i = 0; i < HST_BUCKETS - 1; i++) {
+		w = (w * s->base_weight + HST_HALF) >> HST_SHIFT;
+		s->weights[i] = w;
+	}
+	s->weights[HST_BUCKETS - 1] = 0;
+}
+
+/* Selector args: [<base_weight> [<threshold_multiplier>]] */
+static int hst_ctr(struct path_selector *ps, unsigned int argc, char **argv,
+		   char **error)
+{
+	unsigned int base_weight = HST_BASE_WEIGHT;
+	unsigned int threshold_multiplier = 0;
+	struct hst_selector *s;
+
+	if (argc > 2)
+		return hst_refuse(error,
+				  "historical-service-time: too many selector arguments (only <base_weight> <threshold_multiplier>)",
+				  argv[2]);
+
+	if (argc >= 1 && (kstrtouint(argv[0], 10, &base_weight) ||
+			  base_weight >= HST_ONE))
+		return hst_refuse(error,
+				  "historical-service-time: invalid base_weight (0-1023)",
+				  argv[0]);
+
+	if (argc == 2 && kstrtouint(argv[1], 10, &threshold_multiplier))
+		return hst_refuse(error,
+				  "historical-service-time: invalid threshold_multiplier",
+				  argv[1]);
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		*error = "historical-service-time: cannot allocate selector";
+		return -ENOMEM;
+	}
+
+	spin_lock_init(&s->lock);
+	INIT_LIST_HEAD(&s->valid);
+	INIT_LIST_HEAD(&s->failed);
+	s->base_weight = base_weight;
+	s->threshold_multiplier = threshold_multiplier;
+	hst_init_weights(s);
+	ps->context = s;
+
+	return 0;
+}
+
+static void hst_free_paths(struct list_head *paths)
+{
+	struct hst_path *pi, *next;
+
+	list_for_each_entry_safe(pi, next, paths, list) {
+		list_del(&pi->list);
+		kfree(pi);
+	}
+}
+
+static void hst_dtr(struct path_selector *ps)
+{
+	struct hst_selector *s = ps->context;
+
+	hst_free_paths(&s->valid);
+	hst_free_paths(&s->failed);
+	kfree(s);
+	ps->context = NULL;
+}
+
+/* Per-path args: [<repeat_count>] */
+static int hst_add_path(struct path_selector *ps, struct dm_path *path,
+			int argc, char **argv, char **error)
+{
+	struct hst_selector *s = ps->context;
+	unsigned int repeat_count = HST_REPEAT_COUNT;
+	struct hst_path *pi;
+	unsigned long flags;
+
+	if (argc > 1)
+		return hst_refuse(error,
+				  "historical-service-time: too many path arguments (only <repeat_count>)",
+				  argv[1]);
+
+	if (argc == 1 && kstrtouint(argv[0], 10, &repeat_count))
+		return hst_refuse(error,
+				  "historical-service-time: invalid repeat_count",
+				  argv[0]);
+
+	pi = kzalloc(sizeof(*pi), GFP_KERNEL);
+	if (!pi) {
+		*error = "historical-service-time: cannot allocate path context";
+		return -ENOMEM;
+	}
+
+	pi->path = path;
+	pi->repeat_count = repeat_count;
+	spin_lock_init(&pi->lock);
+	/* 1 ns until measured: a new path is tried early. */
+	pi->avg = HST_ONE;
+	path->pscontext = pi;
+
+	spin_lock_irqsave(&s->lock, flags);
+	list_add_tail(&pi->list, &s->valid);
+	WRITE_ONCE(s->nr_valid, s->nr_valid + 1);
+	spin_unlock_irqrestore(&s->lock, flags);
+
+	return 0;
+}
+
+static void hst_fail_path(struct path_selector *ps, struct dm_path *path)
+{
+	struct hst_selector *s = ps->context;
+	struct hst_path *pi = path->pscontext;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	list_move(&pi->list, &s->failed);
+	WRITE_ONCE(s->nr_valid, s->nr_valid - 1);
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+static int hst_reinstate_path(struct path_selector *ps, struct dm_path *path)
+{
+	struct hst_selector *s = ps->context;
+	struct hst_path *pi = path->pscontext;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	list_move_tail(&pi->list, &s->valid);
+	WRITE_ONCE(s->nr_valid, s->nr_valid + 1);
+	spin_unlock_irqrestore(&s->lock, flags);
+
+	return 0;
+}
+
+static void hst_snapshot(struct hst_path *pi, struct hst_snapshot *snap)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pi->lock, flags);
+	snap->avg = pi->avg;
+	snap->in_flight = pi->in_flight;
+	snap->fresh_until = pi->fresh_until;
+	spin_unlock_irqrestore(&pi->lock, flags);
+}
+
+/* (1 + in flight) * average, the time a new I/O is expected to take. */
+static void hst_estimates(const struct hst_snapshot *a,
+			  const struct hst_snapshot *b, u64 *a_est, u64 *b_est)
+{
+	u64 a_avg = a->avg, b_avg = b->avg;
+
+	/* Past ~1000 in flight the product could overflow: scale both. */
+	if (unlikely(a->in_flight >= HST_MAX_IN_FLIGHT ||
+		     b->in_flight >= HST_MAX_IN_FLIGHT)) {
+		a_avg >>= HST_SHIFT;
+		b_avg >>= HST_SHIFT;
+	}
+	*a_est = (1 + a->in_flight) * a_avg;
+	*b_est = (1 + b->in_flight) * b_avg;
+}
+
+/*
+ * Whether path a should get the next I/O rather than path b. Strictly
+ * better only: on a tie the path chosen less recently keeps its turn.
+ */
+static bool hst_better(const struct hst_selector *s,
+		       const struct hst_snapshot *a,
+		       const struct hst_snapshot *b, u64 now)
+{
+	bool a_idle = !a->in_flight, b_idle = !b->in_flight;
+	bool a_stale = a->fresh_until < now, b_stale = b->fresh_until < now;
+	u64 fast = min(a->avg, b->avg), slow = max(a->avg, b->avg);
+	u64 a_est, b_est, bound;
+	bool a_wins;
+
+	/* Averages within the threshold factor: the shorter queue wins. */
+	if (!check_mul_overflow(fast, (u64)s->threshold_multiplier, &bound) &&
+	    slow <= bound)
+		return a->in_flight < b->in_flight;
+
+	/*
+	 * An idle stale path gets a probe; of two idle paths, the one stale
+	 * the longest goes first.
+	 */
+	if ((a_idle && a_stale) || (b_idle && b_stale) || (a_idle && b_idle)) {
+		if (a_idle != b_idle)
+			return a_idle;
+		return a->fresh_until < b->fresh_until;
+	}
+
+	hst_estimates(a, b, &a_est, &b_est);
+	if (a_est == b_est)
+		return false;
+	a_wins = a_est < b_est;
+
+	/*
+	 * A winner that completed nothing for a while though it has I/O in
+	 * flight may have become slow: it gets no more than its share.
+	 */
+	if (a_wins ? a_stale : b_stale)
+		return a->in_flight < b->in_flight;
+
+	return a_wins;
+}
+
+static struct hst_path *hst_soonest(struct hst_selector *s, u64 now)
+{
+	struct hst_snapshot snap, best_snap = {};
+	struct hst_path *pi, *best = NULL;
+
+	lockdep_assert_held(&s->lock);
+
+	list_for_each_entry(pi, &s->valid, list) {
+		hst_snapshot(pi, &snap);
+		if (!best || hst_better(s, &snap, &best_snap, now)) {
+			best = pi;
+			best_snap = snap;
+		}
+	}
+
+	return best;
+}
+
+static struct dm_path *hst_select_path(struct path_selector *ps,
+				       size_t nr_bytes,
+				       unsigned int *repeat_count)
+{
+	struct hst_selector *s = ps->context;
+	u64 now = ktime_get_ns();
+	struct dm_path *path = NULL;
+	struct hst_path *pi;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	pi = hst_soonest(s, now);
+	if (pi) {
+		/* Last in line for the next tie, so that ties rotate. */
+		list_move_tail(&pi->list, &s->valid);
+		path = pi->path;
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+
+	/* The estimate changes with every I/O: choose again for the next. */
+	*repeat_count = 1;
+
+	return path;
+}
+
+static int hst_start_io(struct path_selector *ps, struct dm_path *path,
+			size_t nr_bytes)
+{
+	struct hst_path *pi = path->pscontext;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pi->lock, flags);
+	pi->in_flight++;
+	spin_unlock_irqrestore(&pi->lock, flags);
+
+	return 0;
+}
+
+/*
+ * The time the path spent on this I/O alone. I/Os overlap: if another
+ * completed after this one was sent, count from that completion, as if
+ * the path had served them one after the other.
+ */
+static u64 hst_service_time(struct hst_path *pi, u64 start_time, u64 now)
+{
+	lockdep_assert_held(&pi->lock);
+
+	if (time_after64(pi->last_finish, start_time))
+		start_time = pi->last_finish;
+	pi->last_finish = now;
+
+	return time_before64(now, start_time) ? 0 : now - start_time;
+}
+
+static int hst_end_io(struct path_selector *ps, struct dm_path *path,
+		      size_t nr_bytes, u64 start_time)
+{
+	struct hst_selector *s = ps->context;
+	struct hst_path *pi = path->pscontext;
+	u64 now = ktime_get_ns();
+	unsigned long flags;
+	u64 st, sample, keep;
+
+	spin_lock_irqsave(&pi->lock, flags);
+
+	st = hst_service_time(pi, start_time, now);
+	sample = st < (HST_MAX_AVG >> HST_SHIFT) ? st << HST_SHIFT : HST_MAX_AVG;
+	keep = s->weights[min_t(u64, st >> HST_BUCKET_SHIFT, HST_BUCKETS - 1)];
+	pi->avg = (pi->avg * keep + sample * (HST_ONE - keep) + HST_HALF) >>
+		  HST_SHIFT;
+	pi->in_flight--;
+	pi->fresh_until = pi->last_finish +
+			  READ_ONCE(s->nr_valid) * (pi->avg >> HST_SHIFT);
+
+	spin_unlock_irqrestore(&pi->lock, flags);
+
+	return 0;
+}
+
+static int hst_status(struct path_selector *ps, struct dm_path *path,
+		      status_type_t type, char *result, unsigned int maxlen)
+{
+	struct hst_selector *s = ps->context;
+	struct hst_snapshot snap;
+	struct hst_path *pi;
+	unsigned int sz = 0;
+
+	if (!path) {
+		/* Both status types show the selector's two arguments. */
+		DMEMIT("2 %u %u ", s->base_weight, s->threshold_multiplier);
+		return sz;
+	}
+
+	pi = path->pscontext;
+	switch (type) {
+	case STATUSTYPE_INFO:
+		/* info_args = 3: average (ns << 10), in flight, fresh until */
+		hst_snapshot(pi, &snap);
+		DMEMIT("%llu %llu %llu ", snap.avg, snap.in_flight,
+		       snap.fresh_until);
+		break;
+	case STATUSTYPE_TABLE:
+		/* table_args = 1: the repeat_count */
+		DMEMIT("%u ", pi->repeat_count);
+		break;
+	default:
+		break;
+	}
+
+	return sz;
+}
+
+static struct path_selector_type hst_ps = {
+	.name		= "historical-service-time",
+	.module		= THIS_MODULE,
+	.table_args	= 1,
+	.info_args	= 3,
+	.ctr		= hst_ctr,
+	.dtr		= hst_dtr,
+	.add_path	= hst_add_path,
+	.select_path	= hst_select_path,
+	.fail_path	= hst_fail_path,
+	.reinstate_path	= hst_reinstate_path,
+	.status		= hst_status,
+	.start_io	= hst_start_io,
+	.end_io		= hst_end_io,
+};
+
+static int __init dm_hst_init(void)
+{
+	int r = dm_register_path_selector(&hst_ps);
+
+	if (r) {
+		DMERR("historical-service-time: register failed %d", r);
+		return r;
+	}
+
+	DMINFO("historical-service-time: version " HST_VERSION " loaded");
+
+	return 0;
+}
+
+static void __exit dm_hst_exit(void)
+{
+	int r = dm_unregister_path_selector(&hst_ps);
+
+	if (r)
+		DMERR("historical-service-time: unregister failed %d", r);
+}
+
+module_init(dm_hst_init);
+module_exit(dm_hst_exit);
+
+MODULE_DESCRIPTION(DM_NAME " multipath path selector: shortest measured service time");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(HST_VERSION);

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Device-mapper multipath: the queue-length path selector.
+ *
+ * Sends each I/O down the usable path with the fewest I/Os in flight, so a
+ * path that completes faster gets more of them. Among paths with equally
+ * short queues the one used longest ago wins.
+ *
+ * Table: "queue-length 0", per path [<repeat_count>] (default 1). A
+ * repeat_count above 1 is accepted for old tables but treated as 1: the
+ * choice is made for every I/O.
+ */
+
+#include <linux/atomic.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "dm-path-selector.h"
+
+#define DM_MSG_PREFIX "multipath"
+
+#define QL_VERSION	"1.0.0"
+#define QL_REPEAT_COUNT	1	/* the only repeat_count that has an effect */
+
+struct ql_path {
+	struct list_head list;	/* in valid or failed, under ql_selector.lock */
+	struct dm_path *path;
+	unsigned int repeat_count;	/* as the table gave it, for TABLE status */
+	atomic_t in_flight;		/* start_io'd and not yet end_io'd */
+};
+
+struct ql_selector {
+	/*
+	 * select_path runs without the map lock and concurrently with itself
+	 * and with fail/reinstate (which run under the map lock with
+	 * interrupts off): the lists need a lock of their own. The in-flight
+	 * counts are atomics so that start_io/end_io never take it.
+	 */
+	spinlock_t lock;
+	struct list_head valid;		/* least recently chosen first */
+	struct list_head failed;
+};
+
+/* A refused argument: the table load fails with msg, and the log says why. */
+static int ql_refuse(char **error, char *msg, const char *word)
+{
+	*error = msg;
+	DMWARN("%s: '%s'", msg, word);
+	return -EINVAL;
+}
+
+static int ql_ctr(struct path_selector *ps, unsigned int argc, char **argv,
+		  char **error)
+{
+	struct ql_selector *s;
+
+	if (argc)
+		return ql_refuse(error, "queue-length: takes no selector arguments",
+				 argv[0]);
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		*error = "queue-length: cannot allocate selector";
+		return -ENOMEM;
+	}
+
+	spin_lock_init(&s->lock);
+	INIT_LIST_HEAD(&s->valid);
+	INIT_LIST_HEAD(&s->failed);
+	ps->context = s;
+
+	return 0;
+}
+
+static void ql_free_paths(struct list_head *paths)
+{
+	struct ql_path *pi, *next;
+
+	list_for_each_entry_safe(pi, next, paths, list) {
+		list_del(&pi->list);
+		kfree(pi);
+	}
+}
+
+static void ql_dtr(struct path_selector *ps)
+{
+	struct ql_selector *s = ps->context;
+
+	ql_free_paths(&s->valid);
+	ql_free_paths(&s->failed);
+	kfree(s);
+	ps->context = NULL;
+}
+
+/* Per-path args: [<repeat_count>] */
+static int ql_add_path(struct path_selector *ps, struct dm_path *path,
+		       int argc, char **argv, char **error)
+{
+	struct ql_selector *s = ps->context;
+	unsigned int repeat_count = QL_REPEAT_COUNT;
+	struct ql_path *pi;
+	unsigned long flags;
+
+	if (argc > 1)
+		return ql_refuse(error,
+				 "queue-length: too many path arguments (only <repeat_count>)",
+				 argv[1]);
+
+	if (argc == 1 && kstrtouint(argv[0], 10, &repeat_count))
+		return ql_refuse(error, "queue-length: invalid repeat_count",
+				 argv[0]);
+
+	if (repeat_count > QL_REPEAT_COUNT) {
+		DMWARN("queue-length: repeat_count %u is deprecated, using %u",
+		       repeat_count, QL_REPEAT_COUNT);
+		repeat_count = QL_REPEAT_COUNT;
+	}
+
+	pi = kmalloc(sizeof(*pi), GFP_KERNEL);
+	if (!pi) {
+		*error = "queue-length: cannot allocate path context";
+		return -ENOMEM;
+	}
+
+	pi->path = path;
+	pi->repeat_count = repeat_count;
+	atomic_set(&pi->in_flight, 0);
+	path->pscontext = pi;
+
+	spin_lock_irqsave(&s->lock, flags);
+	list_add_tail(&pi->list, &s->valid);
+	spin_unlock_irqrestore(&s->lock, flags);
+
+	return 0;
+}
+
+static void ql_fail_path(struct path_selector *ps, struct dm_path *path)
+{
+	struct ql_selector *s = ps->context;
+	struct ql_path *pi = path->pscontext;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	list_move(&pi->list, &s->failed);
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+static int ql_reinstate_path(struct path_selector *ps, struct dm_path *path)
+{
+	struct ql_selector *s = ps->context;
+	struct ql_path *pi = path->pscontext;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	list_move_tail(&pi->list, &s->valid);
+	spin_unlock_irqrestore(&s->lock, flags);
+
+	return 0;
+}
+
+/* The valid path with the fewest I/Os in flight, the earliest in the list. */
+static struct ql_path *ql_shortest(struct ql_selector *s)
+{
+	struct ql_path *pi, *best = NULL;
+	int best_len = INT_MAX;
+
+	lockdep_assert_held(&s->lock);
+
+	list_for_each_entry(pi, &s->valid, list) {
+		int len = atomic_read(&pi->in_flight);
+
+		if (len < best_len) {
+			best = pi;
+			best_len = len;
+			if (!len)
+				break;	/* an idle path: none can be shorter */
+		}
+	}
+
+	return best;
+}
+
+static struct dm_path *ql_select_path(struct path_selector *ps,
+				      size_t nr_bytes,
+				      unsigned int *repeat_count)
+{
+	struct ql_selector *s = ps->context;
+	struct dm_path *path = NULL;
+	struct ql_path *pi;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	pi = ql_shortest(s);
+	if (pi) {
+		/* Last in line for the next tie, so that ties rotate. */
+		list_move_tail(&pi->list, &s->valid);
+		path = pi->path;
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+
+	/* Queue lengths change with every I/O: choose again for the next. */
+	*repeat_count = 1;
+
+	return path;
+}
+
+static int ql_start_io(struct path_selector *ps, struct dm_path *path,
+		       size_t nr_bytes)
+{
+	struct ql_path *pi = path->pscontext;
+
+	atomic_inc(&pi->in_flight);
+
+	return 0;
+}
+
+static int ql_end_io(struct path_selector *ps, struct dm_path *path,
+		     size_t nr_bytes, u64 start_time)
+{
+	struct ql_path *pi = path->pscontext;
+
+	atomic_dec(&pi->in_flight);
+
+	return 0;
+}
+
+static int ql_status(struct path_selector *ps, struct dm_path *path,
+		     status_type_t type, char *result, unsigned int maxlen)
+{
+	struct ql_path *pi;
+	unsigned int sz = 0;
+
+	if (!path) {
+		/* No selector arguments, in either status type. */
+		DMEMIT("0 ");
+		return sz;
+	}
+
+	pi = path->pscontext;
+	switch (type) {
+	case STATUSTYPE_INFO:
+		/* info_args = 1: the I/Os in flight on the path */
+		DMEMIT("%d ", atomic_read(&pi->in_flight));
+		break;
+	case STATUSTYPE_TABLE:
+		/* table_args = 1: the repeat_count */
+		DMEMIT("%u ", pi->repeat_count);
+		break;
+	default:
+		break;
+	}
+
+	return sz;
+}
+
+static struct path_selector_type ql_ps = {
+	.name		= "queue-length",
+	.module		= THIS_MODULE,
+	.table_args	= 1,
+	.info_args	= 1,
+	.ctr		= ql_ctr,
+	.dtr		= ql_dtr,
+	.add_path	= ql_add_path,
+	.select_path	= ql_select_path,
+	.fail_path	= ql_fail_path,
+	.reinstate_path	= ql_reinstate_path,
+	.status		= ql_status,
+	.start_io	= ql_start_io,
+	.end_io		= ql_end_io,
+};
+
+static int __init dm_ql_init(void)
+{
+	int r = dm_register_path_selector(&ql_ps);
+
+	if (r) {
+		DMERR("queue-length: register failed %d", r);
+		return r;
+	}
+
+	DMINFO("queue-length: version " QL_VERSION " loaded");
+
+	return 0;
+}
+
+static void __exit dm_ql_exit(void)
+{
+	int r = dm_unregister_path_selector(&ql_ps);
+
+	if (r)
+		DMERR("queue-length: unregister failed %d", r);
+}
+
+module_init(dm_ql_init);
+module_exit(dm_ql_exit);
+
+MODULE_DESCRIPTION(DM_NAME " multipath path selector: fewest I/Os in flight");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(QL_VERSION);

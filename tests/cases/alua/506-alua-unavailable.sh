@@ -1,0 +1,32 @@
+#!/bin/bash
+# The active group goes unavailable under fio: its paths fail, I/O moves on.
+# With fio (crc32c) writing through group 1, the array makes group 1
+# unavailable (NOT READY 04/0C on media access).  Group 1's paths fail,
+# group 2 (standby) is brought in with an STPG (LIO: active/optimized,
+# altered by explicit STPG), fio ends with no error, and the handler's
+# status shows group 1's paths as unavailable.
+# timeout: 300
+source "${0%/*}/rc"
+
+alua_begin --groups 2 --ports-per-group 2
+alua_map mpalua || exit 1
+check "first read (group 1)" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=4 iflag=direct status=none
+io1=$(group_io 1) io2=$(group_io 2)
+fio_start mpalua 32M
+check "fio is writing through group 1" wait_until 60 group_io_gt 1 $((io1 + 50))
+check "array: group 1 unavailable" lio_ctl state 1 u
+check "I/O moves to group 2" wait_until 60 group_io_gt 2 $((io2 + 50))
+check "fio still running then" fio_running
+fio_check
+check_eq "LIO: group 1 unavailable" u "$(lio_ctl state 1)"
+check_eq "LIO: group 2 active/optimized" ao "$(lio_ctl state 2)"
+check_eq "LIO: group 2 altered by explicit STPG" "Altered by Explicit STPG" "$(lio_ctl status 2)"
+for p in g1p0 g1p1; do
+	check_eq "$p failed" F "$(port_state mpalua "$p")"
+	check "status: handler saw $p unavailable" wait_until 20 eval "[ \"\$(seen mpalua $p)\" = u ]"
+done
+for p in g2p0 g2p1; do
+	check_eq "$p active" A "$(port_state mpalua "$p")"
+done
+check "remove map" dm_remove mpalua
+check "modules unload" mp_mods_unload

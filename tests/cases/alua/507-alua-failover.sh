@@ -1,0 +1,48 @@
+#!/bin/bash
+# Every port of the active group fails: failover to the standby group by STPG.
+# With fio (crc32c) writing through group 1, both of its ports lose their
+# link (tcm_loop transport offline).  The map fails them and brings in
+# group 2 with an STPG through one of its ports: LIO shows group 2
+# active/optimized, altered by explicit STPG; fio ends with no error; the
+# handler's status shows group 1's paths as not answering.  With the links
+# back and the paths reinstated, group 1's paths serve reads again after
+# switch_group 1 (group 1 is still active/optimized in LIO).
+# timeout: 300
+source "${0%/*}/rc"
+
+alua_begin --groups 2 --ports-per-group 2
+alua_map mpalua || exit 1
+check "first read (group 1)" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=4 iflag=direct status=none
+io1=$(group_io 1) io2=$(group_io 2)
+kmsg_mark
+fio_start mpalua 32M
+check "fio is writing through group 1" wait_until 60 group_io_gt 1 $((io1 + 50))
+check "fail g1p0" lio_ctl fail g1p0
+check "fail g1p1" lio_ctl fail g1p1
+check "I/O moves to group 2" wait_until 60 group_io_gt 2 $((io2 + 50))
+check "fio still running then" fio_running
+fio_check
+k=$(kmsg_since)
+check_eq "LIO: group 2 active/optimized" ao "$(lio_ctl state 2)"
+check_eq "LIO: group 2 altered by explicit STPG" "Altered by Explicit STPG" "$(lio_ctl status 2)"
+[ "$ALUA_DH" = 1 ] || check_match "STPG sent through a group 2 port" \
+	"multipath alua: (${LIO_NUM[g2p0]}|${LIO_NUM[g2p1]}) .*group 2 is standby: sending STPG" "$k"
+for p in g1p0 g1p1; do
+	check_eq "$p failed" F "$(port_state mpalua "$p")"
+	check "status: handler saw $p not answering" wait_until 20 eval "[ \"\$(seen mpalua $p)\" = noresp ]"
+done
+
+check "restore g1p0" lio_ctl restore g1p0
+check "restore g1p1" lio_ctl restore g1p1
+check "reinstate g1p0" dmsetup message mpalua 0 reinstate_path "${LIO_NUM[g1p0]}"
+check "reinstate g1p1" dmsetup message mpalua 0 reinstate_path "${LIO_NUM[g1p1]}"
+check "switch_group 1" dmsetup message mpalua 0 switch_group 1
+io1=$(group_io 1)
+check "read through group 1 again" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=16 iflag=direct status=none
+check "... it went through group 1" group_io_gt 1 "$io1"
+# The port pg_init went through answered: status shows its group again.
+# shellcheck disable=SC2016
+check "status: handler saw a group 1 path active/optimized again" \
+	eval '[ "$(seen mpalua g1p0)" = ao ] || [ "$(seen mpalua g1p1)" = ao ]'
+check "remove map" dm_remove mpalua
+check "modules unload" mp_mods_unload

@@ -1,0 +1,8 @@
+#!/bin/bash
+# 504 with scsi_dh_alua attached (stock-system way): switch_group to a standby group.
+# The same scenario as 504-alua-explicit-switch.sh, but scsi_dh_alua is loaded before the
+# array's disks are scanned and attaches to every port; dm-alua delegates
+# pg_init to it (scsi_dh_activate()).
+# timeout: 300
+ALUA_DH=1
+source "${0%/*}/504-alua-explicit-switch.sh"

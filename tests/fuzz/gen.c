@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-fuzz's case generator: valid tables, one to three mutations of them
+ * at the grammar's boundaries, word soup, and messages, from every kind of
+ * word a user could type (device spellings, boundary numbers, keywords in
+ * odd case, junk).  Deterministic per (seed, case).
+ */
+#define _GNU_SOURCE
+#include "fuzz.h"
+#include "gen.h"
+#include "kparse.h"
+#include "msgmodel.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+/* ---- PRNG: splitmix64, reseeded per case ---- */
+static uint64_t rs;
+
+uint64_t rnd(void)
+{
+	uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+unsigned int rn(unsigned int n)
+{
+	return n ? rnd() % n : 0;
+}
+
+int pct(unsigned int p)
+{
+	return rn(100) < p;
+}
+
+void case_seed(uint64_t kind, long k)
+{
+	rs = seed * 0x100000001b3ULL ^ (kind << 56) ^ (uint64_t)k;
+	rnd();
+}
+
+/* ---- strings: struct sb and sb_add() are in oracle.c ---- */
+static void sb_reset(struct sb *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = 0;
+}
+
+/* ---- words ---- */
+/* Every spelling of device i the kernel resolves to it. */
+static char *dev_form(int i)
+{
+	unsigned int ma = major(devs[i].dev), mi = minor(devs[i].dev);
+
+	switch (rn(12)) {
+	case 0: case 1: case 2: case 3:
+		return strdup(devs[i].path);
+	case 4: case 5: case 6:
+		return fmt("%u:%u", ma, mi);
+	case 7:
+		return fmt("0%u:00%u", ma, mi);		/* leading zeros */
+	case 8:
+		return fmt("%u:%u:0", ma, mi);		/* name_to_dev_t form */
+	case 9:					/* new_encode_dev(), hex */
+		return fmt("%x", (mi & 0xff) | (ma << 8) | ((mi & ~0xffU) << 12));
+	case 10:
+		return fmt("dev/%s", devs[i].name);	/* relative to cwd "/" */
+	default:
+		return fmt("%llu:%u", 4294967296ULL + ma, mi);	/* wraps */
+	}
+}
+
+/* Words that name no usable device. */
+static const char *const nodev[] = {
+	"/dev/nonexistent", "/dev/null", "/dev/", "/", "/dev/mapper/control",
+	"0:0", "4096:0", "8:1048576", "-8:16", "+8:16", "8:", ":16", "8::16",
+	"8:16junk", "nosuchdisk", "0", "0x0", "zz", "/dev/sd", ".", "..",
+	"4095:1048575", NULL,
+};
+
+static char *nodev_word(void)
+{
+	unsigned int n = 0;
+
+	while (nodev[n])
+		n++;
+	if (pct(15))
+		return strdup(devs[rn(ndevs)].name);	/* bare name: not a path */
+	return strdup(nodev[rn(n)]);
+}
+
+/* ---- numbers at the boundaries ---- */
+static const char *const edge_num[] = {
+	"0", "1", "2", "3", "1023", "1024", "1025", "4294967295", "4294967296",
+	"18446744073709551615", "18446744073709551616", "-1", "-0", "+1", "+0",
+	"0x1", "0x10", "1e3", "1.0", "01", "007", "000000000000000000001",
+	"1junk", "junk1", "2147483648", "65536", "99999999999999999999999",
+	"+", "-", "0\\ 1", NULL,
+};
+
+static char *num_word(void)
+{
+	unsigned int n = 0;
+
+	while (edge_num[n])
+		n++;
+	if (pct(30))
+		return fmt("%u", rn(6));
+	return strdup(edge_num[rn(n)]);
+}
+
+static const char *const keywords[] = {
+	"queue_if_no_path", "QUEUE_IF_NO_PATH", "Queue_If_No_Path",
+	"queue_if_no_pat", "fail_if_no_path", "emc", "EMC", "round-robin",
+	"Round-Robin", "round_robin", "roundrobin", "multipath", "no-such-thing",
+	"pg_init_retries", "retain_attached_hw_handler", "pg_init_delay_msecs",
+	"queue_mode", "bio", "rq", "queue_if_no_path_timeout_secs", NULL,
+};
+
+static char *junk_word(void)
+{
+	static const char cs[] = "abcxyz019:/-_.+%@#~";
+	unsigned int n = 1 + rn(12);
+	char *w = malloc(n + 1);
+
+	if (!w)
+		abort();
+	/* Not all hex digits: a hex word could name any device. */
+	w[0] = 'q';
+	for (unsigned int i = 1; i < n; i++)
+		w[i] = cs[rn(sizeof(cs) - 1)];
+	w[n] = 0;
+	return w;
+}
+
+static char *any_word(void)
+{
+	unsigned int n = 0;
+
+	while (keywords[n])
+		n++;
+	switch (rn(5)) {
+	case 0:
+		return num_word();
+	case 1:
+		return strdup(keywords[rn(n)]);
+	case 2:
+		return dev_form(rn(ndevs));
+	case 3:
+		return nodev_word();
+	default:
+		return junk_word();
+	}
+}
+
+/* ---- table generation ---- */
+static void push_own(struct wl *l, char *s)
+{
+	wl_push(l, s);
+	free(s);
+}
+
+/* A count: mostly plain, sometimes "+N" or with leading zeros. */
+static char *count_word(unsigned int v)
+{
+	if (pct(4))
+		return fmt("00%u", v);
+	if (pct(1))
+		return fmt("\\ %u", v);	/* an escaped leading space */
+	return fmt("%u", v);
+}
+
+/*
+ * A valid feature section of Linux 6.1's words and the queueing bound, in a
+ * random order, some given twice, at most 8 words; sometimes one value
+ * just out of range.
+ */
+static void gen_features(struct wl *l)
+{
+	static const char *const name[] = {
+		"queue_if_no_path", "retain_attached_hw_handler",
+		"pg_init_retries", "pg_init_delay_msecs",
+		"queue_if_no_path_timeout_secs", "Queue_Mode",
+	};
+	static const unsigned int lo[] = { 0, 0, 1, 0, 0, 0 };
+	static const unsigned int hi[] = { 0, 0, 50, 60000, 86400, 0 };
+	struct wl words = { 0 };
+	unsigned int n = 0, k, i;
+
+	for (k = 1 + rn(4); k; k--) {
+		i = rn(6);
+		if (n + (i >= 2) + 1 > 8)
+			break;
+		wl_push(&words, name[i]);
+		n++;
+		if (i == 5) {
+			wl_push(&words, pct(80) ? "bio" : pct(50) ? "BIO" : "rq");
+			n++;
+		} else if (i >= 2) {
+			unsigned int v = pct(50) ? lo[i] + rn(hi[i] - lo[i] + 1) :
+				pct(50) ? lo[i] : hi[i];
+
+			if (pct(5))
+				v = pct(50) && lo[i] ? lo[i] - 1 : hi[i] + 1;
+			push_own(&words, fmt("%u", v));
+			n++;
+		}
+	}
+	push_own(l, count_word(n));
+	for (i = 0; i < (unsigned int)words.n; i++)
+		wl_push(l, words.w[i]);
+	wl_free(&words);
+}
+
+static void gen_valid(struct wl *l)
+{
+	unsigned int npg, initial, i, j, used = 0;
+	int *perm = malloc(ndevs * sizeof(int));
+
+	if (!perm)
+		abort();
+	for (i = 0; i < (unsigned int)ndevs; i++)
+		perm[i] = i;
+	for (i = ndevs - 1; i > 0; i--) {
+		unsigned int r = rn(i + 1);
+		int t = perm[i];
+
+		perm[i] = perm[r];
+		perm[r] = t;
+	}
+
+	if (pct(25)) {
+		gen_features(l);
+	} else if (pct(50)) {
+		wl_push(l, "1");
+		wl_push(l, pct(80) ? "queue_if_no_path" :
+			   pct(50) ? "QUEUE_IF_NO_PATH" : "Queue_if_No_Path");
+	} else {
+		push_own(l, count_word(0));
+	}
+
+	switch (rn(8)) {
+	case 0: case 1:
+		wl_push(l, "1");
+		wl_push(l, "emc");
+		break;
+	case 2:
+		wl_push(l, "3");
+		wl_push(l, "emc");
+		push_own(l, count_word(rn(2)));
+		push_own(l, count_word(rn(2)));
+		break;
+	default:
+		push_own(l, count_word(0));
+	}
+
+	/* Group layout: usually a few, sometimes a huge table. */
+	if (pct(4)) {
+		npg = 0;
+	} else if (pct(2) && ndevs >= 64) {
+		npg = pct(50) ? 1 : (ndevs < OR_MAX_COUNT ? ndevs : OR_MAX_COUNT);
+	} else {
+		npg = 1 + rn(ndevs < 4 ? ndevs : 4);
+	}
+	initial = npg ? 1 + rn(npg) : 0;
+	push_own(l, count_word(npg));
+	push_own(l, count_word(initial));
+
+	for (i = 0; i < npg; i++) {
+		unsigned int remaining = ndevs - used, np, na = rn(2);
+
+		/* Leave a device for each group still to come. */
+		if (npg == 1 && pct(3) && ndevs >= 64)
+			np = remaining < OR_MAX_COUNT ? remaining : OR_MAX_COUNT;
+		else
+			np = 1 + rn(remaining - (npg - 1 - i) < 3 ?
+				    remaining - (npg - 1 - i) : 3);
+		wl_push(l, "round-robin");
+		push_own(l, count_word(0));
+		push_own(l, count_word(np));
+		push_own(l, count_word(na));
+		for (j = 0; j < np; j++) {
+			push_own(l, dev_form(perm[used++]));
+			if (na) {
+				static const char *const rc[] = {
+					"0", "1", "1000", "4294967295", "+7",
+					"0010",
+				};
+
+				if (pct(50))
+					push_own(l, fmt("%u", rn(100000)));
+				else
+					wl_push(l, rc[rn(6)]);
+			}
+		}
+	}
+	free(perm);
+}
+
+static int is_num(const char *w, unsigned int *v)
+{
+	return !k_strtouint(w, v);
+}
+
+static void wl_insert(struct wl *l, int at, char *s)
+{
+	wl_push(l, s);
+	free(s);
+	char *t = l->w[l->n - 1];
+
+	memmove(&l->w[at + 1], &l->w[at], (l->n - 1 - at) * sizeof(char *));
+	l->w[at] = t;
+}
+
+static void wl_delete(struct wl *l, int at)
+{
+	free(l->w[at]);
+	memmove(&l->w[at], &l->w[at + 1], (l->n - 1 - at) * sizeof(char *));
+	l->n--;
+}
+
+static void wl_replace(struct wl *l, int at, char *s)
+{
+	free(l->w[at]);
+	l->w[at] = s;
+}
+
+/* One mutation of a table's words. */
+static void mutate(struct wl *l)
+{
+	int at = l->n ? (int)rn(l->n) : 0;
+	unsigned int v;
+
+	switch (rn(15)) {
+	case 14:		/* the same count, spelt otherwise */
+		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n))
+			if (!k_count(l->w[at], &v)) {
+				static const char *const f[] = {
+					"%llu", "%llu", "+%.0llu%u", "0%.0llu%u",
+					"\\ %.0llu%u", "%.0llu%u\\ ",
+				};
+				unsigned int i = rn(6);
+
+				if (i < 2)
+					wl_replace(l, at, fmt(f[i], (1ULL << 32) * (1 + rn(3)) + v));
+				else
+					wl_replace(l, at, fmt(f[i], 0ULL, v));
+				break;
+			}
+		break;
+	case 0:			/* a boundary number anywhere */
+		if (l->n)
+			wl_replace(l, at, num_word());
+		break;
+	case 1:			/* a count that disagrees with what follows */
+		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n))
+			if (is_num(l->w[at], &v)) {
+				int d = pct(70) ? (pct(50) ? 1 : -1) : (int)rn(2000) - 1000;
+
+				wl_replace(l, at, fmt("%lld", (long long)v + d));
+				break;
+			}
+		break;
+	case 2:
+		if (l->n)
+			wl_delete(l, at);
+		break;
+	case 3:
+		if (l->n)
+			wl_insert(l, at, strdup(l->w[at]));
+		break;
+	case 4:
+		if (l->n > 1) {
+			int b = rn(l->n);
+			char *t = l->w[at];
+
+			l->w[at] = l->w[b];
+			l->w[b] = t;
+		}
+		break;
+	case 5:			/* truncate, maybe to nothing */
+		while (l->n > at)
+			wl_delete(l, l->n - 1);
+		break;
+	case 6:
+		wl_insert(l, l->n ? at : 0, any_word());
+		break;
+	case 7:			/* trailing junk */
+		for (unsigned int n = 1 + rn(4); n; n--)
+			push_own(l, any_word());
+		break;
+	case 8:			/* a device word: nonexistent, or a duplicate */
+		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n)) {
+			dev_t d;
+
+			if (strchr(l->w[at], '/') || strchr(l->w[at], ':')) {
+				if (pct(50)) {
+					wl_replace(l, at, nodev_word());
+				} else if (k_resolve(l->w[at], LEN, &d) == KR_DEV &&
+					   dev_index(d) >= 0) {
+					/* the same device, spelt otherwise, again */
+					wl_insert(l, at, dev_form(dev_index(d)));
+				} else {
+					wl_replace(l, at, dev_form(rn(ndevs)));
+				}
+				break;
+			}
+		}
+		break;
+	case 9:			/* case or spelling of a keyword */
+		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n))
+			if (!is_num(l->w[at], &v) && !strchr(l->w[at], '/')) {
+				char *w = l->w[at];
+				size_t n = strlen(w), i = rn(n);
+
+				if (pct(50)) {
+					w[i] ^= 0x20;
+				} else if (pct(50)) {
+					w[i] = "xyz_-"[rn(5)];
+				} else {
+					w[n - 1] = 0;
+					if (!w[0])
+						wl_replace(l, at, strdup("x"));
+				}
+				break;
+			}
+		break;
+	case 10: {		/* a huge count, and as many words */
+		unsigned int n = pct(50) ? 1024 + rn(2) : 1020 + rn(10);
+
+		if (!l->n)
+			break;
+		wl_replace(l, at, fmt("%u", n));
+		if (pct(50))
+			for (unsigned int i = 0; i < n; i++)
+				wl_insert(l, at + 1, pct(50) ? num_word() : any_word());
+		break;
+	}
+	case 11:		/* a huge argument list at the end */
+		for (unsigned int n = 500 + rn(3000); n; n--)
+			push_own(l, pct(50) ? fmt("%u", rn(3)) : dev_form(rn(ndevs)));
+		break;
+	case 12:		/* an escaped character inside a word */
+		if (l->n) {
+			char *w = l->w[at];
+			size_t i = rn(strlen(w) + 1);
+
+			wl_replace(l, at, fmt("%.*s\\%s", (int)i, w, w + i));
+		}
+		break;
+	default:		/* a word replaced by any word */
+		if (l->n)
+			wl_replace(l, at, any_word());
+	}
+}
+
+/* Join words the way a user might: separators of every kind. */
+static void join(struct wl *l, struct sb *out)
+{
+	static const char *const sep[] = { " ", "  ", "\t", "\n", " \t ", "\xa0" };
+	int odd = pct(10);
+
+	sb_reset(out);
+	if (odd && pct(50))
+		sb_add(out, "%s", sep[rn(6)]);
+	for (int i = 0; i < l->n; i++) {
+		if (i)
+			sb_add(out, "%s", odd ? sep[rn(6)] : " ");
+		sb_add(out, "%s", l->w[i]);
+	}
+	if (odd && pct(50))
+		sb_add(out, "%s", sep[rn(6)]);
+}
+
+void gen_table(long k, struct sb *out)
+{
+	struct wl l = { 0 };
+	unsigned int n;
+
+	case_seed(1, k);
+	switch (rn(100)) {
+	case 0:			/* nothing at all */
+		break;
+	case 1: case 2: case 3:	/* word soup */
+		for (n = rn(30); n; n--)
+			push_own(&l, any_word());
+		break;
+	default:
+		gen_valid(&l);
+		if (pct(75))
+			for (n = 1 + (pct(30) ? rn(3) : 0); n; n--)
+				mutate(&l);
+	}
+	join(&l, out);
+	wl_free(&l);
+}
+
+/* ---- message generation ---- */
+char *gen_message(uint64_t *sector, int np, int npg)
+{
+	struct sb b = { 0 };
+	int c = rn(8), p;
+	char *cmd;
+
+	*sector = 0;
+	if (pct(2))
+		*sector = pct(50) ? LEN + rn(3) : (1ULL << 63) + rn(9);
+	else if (pct(5))
+		*sector = rn(LEN);
+	if (pct(1))
+		return strdup(pct(50) ? "" : " \t ");
+	if (c == 7) {		/* junk */
+		for (unsigned int n = rn(4); n; n--) {
+			char *w = any_word();
+
+			sb_add(&b, "%s%s", b.len ? " " : "", w);
+			free(w);
+		}
+		if (!b.len)
+			sb_add(&b, "x");
+		return b.s;
+	}
+	cmd = strdup(msg_cmds[c]);
+	if (pct(8))
+		cmd[rn(strlen(cmd))] ^= 0x20;		/* case: still valid */
+	if (pct(4))
+		cmd[rn(strlen(cmd))] = 'x';		/* typo */
+	sb_add(&b, "%s", cmd);
+	free(cmd);
+	switch (c) {
+	case 0:
+	case 1:
+		/* Mostly a path of the map; sometimes another device or none. */
+		p = pct(85) ? (int)rn(np) : (int)rn(ndevs);
+		if (pct(8)) {
+			char *w = nodev_word();
+
+			sb_add(&b, " %s", w);
+			free(w);
+		} else {
+			char *w = dev_form(p);
+
+			sb_add(&b, " %s", w);
+			free(w);
+		}
+		break;
+	case 2:
+	case 3:
+	case 4:
+		if (pct(80)) {
+			sb_add(&b, " %s%u", pct(5) ? "+" : pct(5) ? "0" : "", 1 + rn(npg));
+		} else {
+			char *w = num_word();
+
+			sb_add(&b, " %s", w);
+			free(w);
+		}
+		break;
+	}
+	/* Argument counts that are off, up to huge lists. */
+	if (pct(6)) {
+		unsigned int n = pct(80) ? 1 : 2000 + rn(2000);
+
+		for (; n; n--) {
+			char *w = pct(50) ? num_word() : dev_form(rn(ndevs));
+
+			sb_add(&b, " %s", w);
+			free(w);
+		}
+	} else if (pct(4) && strchr(b.s, ' ')) {
+		*strchr(b.s, ' ') = 0;		/* argument missing */
+	}
+	return b.s;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The message model: what the documented messages do to a map of up to
+ * MP_MAX paths in up to PG_MAX groups (path states and fail counts,
+ * disabled groups, queue_if_no_path, the PG the next I/O must use), the
+ * oracle of what the kernel must answer to a message, and the judge of the
+ * map's status against the model.
+ */
+#ifndef MSGMODEL_H
+#define MSGMODEL_H
+
+#include <stdint.h>
+
+#define MP_MAX 6
+#define PG_MAX 3
+
+/* The map as the model knows it; path p is devs[p]. */
+struct mmodel {
+	int np, npg;
+	int pg_of[MP_MAX];	/* 1-based */
+	int active[MP_MAX];
+	unsigned int fc[MP_MAX];
+	int disabled[PG_MAX + 1];
+	int queue;
+	int next_pg;		/* switch_group (or the initial PG), no I/O since */
+	int cur_pg;		/* the PG the last I/O used, 0 after a reset */
+};
+
+extern struct mmodel mm;
+
+/* The documented messages' verbs, in the order msg_oracle numbers them. */
+#define MSG_NCMDS 7
+extern const char *const msg_cmds[MSG_NCMDS];
+
+enum mact { MA_NONE, MA_FAIL, MA_REINSTATE, MA_SWITCH, MA_DISABLE, MA_ENABLE,
+	    MA_QUEUE, MA_NOQUEUE };
+
+struct mexpect {
+	int r;			/* 0 or -EINVAL */
+	int core;		/* rejected by dm core, not by the target */
+	enum mact act;
+	int arg;		/* path index or PG number */
+};
+
+struct mexpect msg_oracle(const char *msg, uint64_t sector);
+/* What an accepted message does to the model. */
+void model_apply(struct mexpect *x);
+/* The PG the next I/O must use, 0 if none. */
+int expected_pg(void);
+/*
+ * Judge the map's TABLE and INFO status against the model (failures are
+ * reported for case k); the INFO status's queue size in *qsize unless
+ * NULL.  0 if they agree.
+ */
+int model_check_status(long k, const char *tbl, const char *info, long *qsize);
+
+#endif

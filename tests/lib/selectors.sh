@@ -1,0 +1,121 @@
+# shellcheck shell=bash
+# Helpers for the path-selector scenarios (tests/cases/selectors/), sourced
+# after common.sh. Their paths are dm devices stacked on scsi_debug paths to
+# one LUN (shared data), so that one path can be slowed down or made to hold
+# its I/O (dm-delay): a selector's choices then show in its INFO words and in
+# each path's own counters.
+
+# ps_stack SPEC...: a dm device ps<i> over SD_DEVS[i] per SPEC: "linear",
+# "delay:MS" (every I/O held MS ms) or "hold" (every I/O held until
+# ps_release, or 90 s: so that a scenario killed with held I/O does not
+# wedge the guest's clean-up, as a suspended device would). Sets PS_NUMS
+# (their MAJ:MIN).
+PS_HOLD_MS=90000
+ps_table() { # ps_table I SPEC: the table of ps<I>
+	local dev=${SD_DEVS[$1]} sz
+	sz=$(blockdev --getsz "$dev") || return 1
+	case $2 in
+	linear) echo "0 $sz linear $dev 0" ;;
+	hold) echo "0 $sz delay $dev 0 $PS_HOLD_MS" ;;
+	delay:*) echo "0 $sz delay $dev 0 ${2#delay:}" ;;
+	*) return 1 ;;
+	esac
+}
+ps_stack() {
+	local i=0 spec t
+	PS_NUMS=()
+	for spec in "$@"; do
+		t=$(ps_table $i "$spec") || return 1
+		dm_create "ps$i" "$t" || return 1
+		PS_NUMS+=("$(dmsetup info -c --noheadings -o major,minor --separator : "ps$i")")
+		i=$((i + 1))
+	done
+}
+# ps_set SPEC I...: give ps<I> a new table (SPEC as for ps_stack). The
+# switch suspends the device, and dm-delay sends what it holds on at once:
+# "linear" releases held I/O, "hold" holds again from then on.
+ps_set() {
+	local spec=$1 i
+	shift
+	for i in "$@"; do
+		dmsetup reload "ps$i" --table "$(ps_table "$i" "$spec")" &&
+			dmsetup resume "ps$i" || return 1
+	done
+}
+ps_hold() { ps_set hold "$@"; }
+ps_release() { ps_set linear "$@"; }
+# check_stack DESC SPEC...: ps_stack as a test point, in this shell (it sets
+# PS_NUMS); the scenario ends if the paths cannot be set up.
+check_stack() {
+	local d=$1
+	shift
+	if ps_stack "$@"; then
+		tap_ok "$d"
+	else
+		tap_fail "$d" "$(dmesg | tail -n 3)"
+		exit 1
+	fi
+}
+# ps_release_all: every ps<i> there is lets its held I/O go.
+ps_release_all() {
+	local i
+	for i in 0 1 2 3; do
+		dmsetup info "ps$i" >/dev/null 2>&1 && ps_release "$i" >/dev/null 2>&1
+	done
+	return 0
+}
+# ps_unstack: release what they hold, remove them (the map on top first).
+ps_unstack() {
+	local i
+	ps_release_all
+	for i in 0 1 2 3; do
+		dmsetup info "ps$i" >/dev/null 2>&1 && dm_remove "ps$i"
+	done
+	return 0
+}
+
+# Completed reads / writes of a block device given as MAJ:MIN.
+dev_reads() { local f; read -ra f <"/sys/dev/block/$1/stat" && echo "${f[0]}"; }
+dev_writes() { local f; read -ra f <"/sys/dev/block/$1/stat" && echo "${f[4]}"; }
+
+# ps_words MAP DEV N: the N selector words of path DEV in MAP's INFO status.
+ps_words() {
+	local f i
+	read -ra f <<<"$(dmsetup status "$1")" || return 1
+	for ((i = 0; i < ${#f[@]} - 2; i++)); do
+		if [ "${f[i]}" = "$2" ]; then
+			echo "${f[*]:i+3:$3}"
+			return 0
+		fi
+	done
+	return 1
+}
+ps_words_are() { [ "$(ps_words "$1" "$2" "$3")" = "$4" ]; }
+
+# held_ios MAP N BYTES: N direct reads of BYTES through MAP, all submitted
+# by one process in the background (fio, queue depth N): each is mapped,
+# and counted in flight by the selector, before the next one is, so with
+# paths that hold their I/O the choices follow in a known order. Its PID
+# joins RPIDS.
+RPIDS=()
+held_ios() {
+	fio --name=held --filename="/dev/mapper/$1" --rw=read --bs="$3" \
+		--size=$(($2 * $3)) --offset=$(((RANDOM % 128) * 131072)) \
+		--direct=1 --ioengine=libaio --iodepth="$2" --invalidate=0 \
+		--output=/dev/null &
+	RPIDS+=($!)
+}
+# readers_wait: wait for the held readers; READERS_RC is their exit
+# statuses ("0 0 ... "). In this shell, not in $(...): they are its children.
+readers_wait() {
+	local p
+	READERS_RC=""
+	for p in "${RPIDS[@]}"; do wait "$p"; READERS_RC+="$? "; done
+	RPIDS=()
+}
+# fio_load MAP SECONDS IODEPTH [RW]: random 4 KiB direct I/O through MAP.
+fio_load() {
+	fio --name=load --filename="/dev/mapper/$1" --rw="${4:-randread}" --bs=4k \
+		--direct=1 --ioengine=libaio --iodepth="$3" --runtime="$2" \
+		--time_based --size=32m --output=/dev/null
+}

@@ -64,6 +64,13 @@ enum {
 
 /* Failover mode "4" = PNR / Linux failover (VPD 0xC0 byte 28). */
 #define FAILOVER_MODE_PNR	4
+/*
+ * VPD 0xC0 byte 30 bit 2: "arraycommpath" on, as a host set up for failover
+ * needs it (multipath-tools' emc_clariion checker calls a path without it
+ * "not correctly configured for failover" and fails it; its emc prioritizer
+ * logs the same).
+ */
+#define C0_ARRAYCOMMPATH	0x04
 
 static inline uint16_t get_be16(const uint8_t *p)
 {
@@ -346,6 +353,7 @@ static size_t vpd_c0(const struct emu *e, int port, uint8_t *b)
 	memcpy(b + 10, e->wwn, 16);
 	b[27] = 0x03;		/* effective initiator type */
 	b[28] = FAILOVER_MODE_PNR;
+	b[30] = C0_ARRAYCOMMPATH;
 	b[48] = e->ndu ? 1 : 0;
 	return len;
 }

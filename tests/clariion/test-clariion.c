@@ -176,6 +176,7 @@ static void test_inquiry(void)
 		      buf[4]);
 		CHECK(buf[5] == 0 && buf[7] == p % 2 && buf[8] == p / 2 &&
 		      buf[9] == 0 && buf[27] == 3 && buf[28] == 4 &&
+		      buf[30] == 0x04 &&
 		      buf[48] == 0, "c0 fields port %d", p);
 		CHECK(!memcmp(buf + 10, e.wwn, 16), "c0 wwn");
 	}

@@ -123,11 +123,4 @@ void emu_finish_deferred(struct emu *e, int port, struct emu_result *r);
 /* Move ownership (trespass or control), raising unit attentions if enabled. */
 void emu_set_owner(struct emu *e, int sp);
 
-/*
- * One control command line ("owner B", "counters", ...).  Writes the reply
- * (one or more '\n'-terminated lines) to out.  Returns 0 if the command was
- * understood and done, -1 otherwise (out then holds "error: ...").
- */
-int emu_control(struct emu *e, const char *line, char *out, size_t outlen);
-
 #endif

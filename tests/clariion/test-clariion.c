@@ -6,6 +6,7 @@
  * outside what the caller handed in aborts the run.
  */
 #define _DEFAULT_SOURCE
+#include "clariion-control.h"
 #include "clariion-core.h"
 #include "clariion-ring.h"
 

@@ -29,6 +29,7 @@ udev_stop() {
 	return 0
 }
 MPD_PID=
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
 mpd_start() {
 	multipathd -d -s >"$MPD_LOG" 2>&1 </dev/null &
 	MPD_PID=$!
@@ -36,7 +37,7 @@ mpd_start() {
 mpd_stop() {
 	[ -n "$MPD_PID" ] || return 0
 	multipathd shutdown >/dev/null 2>&1 || kill "$MPD_PID"
-	wait_until 20 eval "! kill -0 $MPD_PID"
+	wait_until 20 pid_gone "$MPD_PID"
 	kill -0 "$MPD_PID" 2>/dev/null && kill -9 "$MPD_PID"
 	MPD_PID=
 }
@@ -59,6 +60,9 @@ conf_restore() {
 mpd_paths() { multipathd show paths raw format "%d %T %t %p"; }
 # mpd_path_is DEV CHECKER DMSTATE: multipathd shows DEV so
 mpd_path_is() { [[ $(mpd_paths) =~ (^|$'\n')$1\ $2\ $3\  ]]; }
+# both_are PORT PORT CHECKER DMSTATE
+both_are() { mpd_path_is "${NAME[$1]}" "$3" "$4" && mpd_path_is "${NAME[$2]}" "$3" "$4"; }
+all_ready() { [ "$(mpd_paths | grep -c " ready active ")" = 4 ]; }
 
 # pg_of DEVNUM: which PG (1-based) of the map's table holds that path
 pg_of() {
@@ -121,12 +125,11 @@ if ! check "multipathd creates the map" wait_until 90 map_up; then
 fi
 T=$(dmsetup table "$MAP")
 diag "map $MAP: $T"
-check_match "table: hardware handler '1 emc' (the DGC entry)" " multipath [0-9]+ [^ ]*.* 1 emc 2 1 " "$T"
+check_match "table: hardware handler '1 emc' (the DGC entry)" " multipath [0-9]+ (.* )?1 emc 2 1 " "$T"
 check_match "table: round-robin, as multipath.conf asks" "round-robin 0 2 1 .* round-robin 0 2 1 " "$T"
 check_eq "PG1 (higher prio) = SP A's ports" "1 1" "$(pg_of "${N[A0]}") $(pg_of "${N[A1]}")"
 check_eq "PG2 = SP B's ports" "2 2" "$(pg_of "${N[B0]}") $(pg_of "${N[B1]}")"
-check "every path's checker up" wait_until 30 eval \
-	'[ "$(mpd_paths | grep -c " ready active ")" = 4 ]'
+check "every path's checker up" wait_until 30 all_ready
 P=$(mpd_paths)
 diag "multipathd show paths (dev checker dm prio): ${P//$'\n'/; }"
 for p in A0 A1; do
@@ -158,9 +161,8 @@ check_eq "fio exit status 0 (no I/O error, no verify error)" 0 $?
 check_match "fio reports err=0" "err= 0" "$(cat "$log")"
 check_eq "exactly one trespass to SP B" 1 "$(cl_counter B trespass)"
 check_eq "LUN owned by B" B "$(cl_ctl owner)"
-check "multipathd's checker: A0 and A1 faulty" wait_until 30 eval \
-	'mpd_path_is ${NAME[A0]} faulty failed && mpd_path_is ${NAME[A1]} faulty failed'
-check "B0 and B1 still up" eval 'mpd_path_is ${NAME[B0]} ready active && mpd_path_is ${NAME[B1]} ready active'
+check "multipathd's checker: A0 and A1 faulty" wait_until 30 both_are A0 A1 faulty failed
+check "B0 and B1 still up" both_are B0 B1 ready active
 check_match "kernel log: dm-emc trespassed to a B port" \
 	"multipath emc: (${N[B0]}|${N[B1]}) .*long trespass done" "$(kmsg_since)"
 
@@ -169,8 +171,7 @@ cl_ctl reset-counters >/dev/null
 t0=$(ms_now)
 check "restore A0" cl_ctl restore A0
 check "restore A1" cl_ctl restore A1
-check "multipathd reinstates A0 and A1" wait_until 90 eval \
-	'mpd_path_is ${NAME[A0]} ready active && mpd_path_is ${NAME[A1]} ready active'
+check "multipathd reinstates A0 and A1" wait_until 90 both_are A0 A1 ready active
 # failback immediate: multipathd switches to PG1; its pg_init trespasses
 # with the first I/O (or at once, if I/O is queued)
 dd if="$MP" of=/dev/null bs=4k count=1 iflag=direct status=none

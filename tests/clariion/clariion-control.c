@@ -122,8 +122,9 @@ static void show_counters(const struct emu *e, struct out *o)
 		outf(o, "%s trespass=%" PRIu64 " cmds=%" PRIu64
 		     " media=%" PRIu64 " passive_rejects=%" PRIu64
 		     " trespass_ok=%" PRIu64 " conflicts=%" PRIu64
-		     " ua=%" PRIu64 "\n", name, c->trespass, c->cmds, c->media,
-		     c->passive_rejects, c->trespass_ok, c->conflicts, c->ua);
+		     " ua=%" PRIu64 " moved=%" PRIu64 "\n", name, c->trespass,
+		     c->cmds, c->media, c->passive_rejects, c->trespass_ok,
+		     c->conflicts, c->ua, c->moved);
 	}
 }
 

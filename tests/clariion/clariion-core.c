@@ -634,6 +634,9 @@ static void cmd_mode_select(struct emu *e, int port, const uint8_t *cdb,
 
 void emu_finish_deferred(struct emu *e, int port, struct emu_result *r)
 {
+	/* A trespass to the SP that owns the LUN already is a no-op. */
+	if (e->owner != e->port[port].sp)
+		e->port[port].c.moved++;
 	emu_set_owner(e, e->port[port].sp);
 	e->port[port].c.trespass_ok++;
 	r->status = ST_GOOD;

@@ -38,6 +38,7 @@ struct emu_counters {
 	uint64_t passive_rejects; /* media commands refused with 02/04/03 */
 	uint64_t trespass;	/* MODE SELECT carrying page 0x22 */
 	uint64_t trespass_ok;	/* ... of which completed with GOOD */
+	uint64_t moved;		/* ... of which moved the LUN to this SP */
 	uint64_t conflicts;	/* RESERVATION CONFLICT answers */
 	uint64_t ua;		/* unit attentions delivered */
 };

@@ -220,6 +220,11 @@ static void test_passive_and_trespass(void)
 	CHECK(r.status == 0 && e.owner == EMU_SP_B, "trespass10");
 	CHECK(e.port[1].c.trespass == 2 && e.port[0].c.trespass == 1,
 	      "trespass counters");
+	/* a trespass to the owner already: GOOD, counted, no move */
+	r = trespass10(&e, 1, 0x81);
+	CHECK(r.status == 0 && e.owner == EMU_SP_B &&
+	      e.port[1].c.trespass_ok == 3 && e.port[1].c.moved == 2 &&
+	      e.port[0].c.moved == 1, "moved counts ownership changes only");
 	CHECK(e.port[0].c.passive_rejects == 1 && e.port[1].c.passive_rejects == 2,
 	      "passive counters %llu %llu",
 	      (unsigned long long)e.port[0].c.passive_rejects,

@@ -137,11 +137,12 @@ diag "multipathd show paths (dev checker dm prio): ${P//$'\n'/; }"
 # reports through the port (2 owned by its SP, 1 bound), plus 2 if the
 # port's SP is the LUN's default owner (byte 5 == byte 8); -1 if the page
 # says the array is not set up for failover (byte 27, 28, 30) or in NDU.
+NL=$'\n'
 for p in A0 A1; do
-	check_match "$p: emc prio 4 (owned 2 + default owner 2)" "(^|$'\n')${NAME[$p]} ready active 4( |$)" "$P"
+	check_match "$p: emc prio 4 (owned 2 + default owner 2)" "(^|$NL)${NAME[$p]} ready active 4( |$)" "$P"
 done
 for p in B0 B1; do
-	check_match "$p: emc prio 1 (bound 1)" "(^|$'\n')${NAME[$p]} ready active 1( |$)" "$P"
+	check_match "$p: emc prio 1 (bound 1)" "(^|$NL)${NAME[$p]} ready active 1( |$)" "$P"
 done
 check "dm-emc (ours) was loaded for it" test -d /sys/module/dm_emc
 
@@ -164,7 +165,11 @@ check "I/O goes on through SP B" wait_until 60 cl_counter_ge B media 20
 wait $fpid
 check_eq "fio exit status 0 (no I/O error, no verify error)" 0 $?
 check_match "fio reports err=0" "err= 0" "$(cat "$log")"
-check_eq "exactly one trespass to SP B" 1 "$(cl_counter B trespass)"
+# multipathd reloads the table as the paths' states and priorities change;
+# each new table's first pg_init trespasses again, to the owner already (a
+# no-op for the array): "moved" counts the trespasses that moved the LUN.
+check_eq "exactly one trespass moved the LUN to SP B" 1 "$(cl_counter B moved)"
+diag "trespasses received by SP B: $(cl_counter B trespass) (the others to the owner already, after table reloads)"
 check_eq "LUN owned by B" B "$(cl_ctl owner)"
 check "multipathd's checker: A0 and A1 faulty" wait_until 30 both_are A0 A1 faulty failed
 check "B0 and B1 still up" both_are B0 B1 ready active
@@ -183,7 +188,8 @@ dd if="$MP" of=/dev/null bs=4k count=1 iflag=direct status=none
 check "failback: the LUN is trespassed back to SP A" wait_until 60 cl_counter_ge A trespass_ok 1
 diag "ports back -> trespass to A in $(($(ms_now) - t0)) ms"
 check_eq "LUN owned by A" A "$(cl_ctl owner)"
-check_eq "one trespass back, none to B" "1 0" "$(cl_counter A trespass) $(cl_counter B trespass)"
+check_eq "one trespass moved the LUN back, none to B" "1 0" "$(cl_counter A moved) $(cl_counter B trespass)"
+diag "trespasses received by SP A: $(cl_counter A trespass)"
 cl_ctl reset-counters >/dev/null
 check "fio verifies the data through SP A" "${FIO[@]}" --verify_only --output="$log"
 check_match "... err=0" "err= 0" "$(cat "$log")"

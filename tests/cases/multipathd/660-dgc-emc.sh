@@ -36,7 +36,7 @@ mpd_start() {
 }
 mpd_stop() {
 	[ -n "$MPD_PID" ] || return 0
-	multipathd shutdown >/dev/null 2>&1 || kill "$MPD_PID"
+	multipathd shutdown >/dev/null 2>&1 || kill "$MPD_PID" 2>/dev/null
 	wait_until 20 pid_gone "$MPD_PID"
 	kill -0 "$MPD_PID" 2>/dev/null && kill -9 "$MPD_PID"
 	MPD_PID=
@@ -139,10 +139,10 @@ diag "multipathd show paths (dev checker dm prio): ${P//$'\n'/; }"
 # says the array is not set up for failover (byte 27, 28, 30) or in NDU.
 NL=$'\n'
 for p in A0 A1; do
-	check_match "$p: emc prio 4 (owned 2 + default owner 2)" "(^|$NL)${NAME[$p]} ready active 4( |$)" "$P"
+	check_match "$p: emc prio 4 (owned 2 + default owner 2)" "(^|$NL)${NAME[$p]} ready active 4( |$NL|$)" "$P"
 done
 for p in B0 B1; do
-	check_match "$p: emc prio 1 (bound 1)" "(^|$NL)${NAME[$p]} ready active 1( |$)" "$P"
+	check_match "$p: emc prio 1 (bound 1)" "(^|$NL)${NAME[$p]} ready active 1( |$NL|$)" "$P"
 done
 check "dm-emc (ours) was loaded for it" test -d /sys/module/dm_emc
 
@@ -196,8 +196,9 @@ check_match "... err=0" "err= 0" "$(cat "$log")"
 check "the reads went through A" test "$(cl_counter A media)" -gt 0
 check_eq "none through B" 0 "$(cl_counter B media)"
 
-diag "multipathd's log: $(grep -cE 'prio|checker' "$MPD_LOG") prio/checker lines; its switches:"
-diag "$(grep -iE 'switch|failback|reinstat|fail path' "$MPD_LOG" | tail -n 8)"
+diag "multipathd's log: $(grep -cE 'prio|checker' "$MPD_LOG") prio/checker lines; its path events:"
+grep -E 'reinstated|switch|mark as failed|path down|remaining active' "$MPD_LOG" | tail -n 8 |
+	while IFS= read -r l; do diag "$l"; done
 
 # ---- teardown, checked --------------------------------------------------------
 pid=$MPD_PID

@@ -11,10 +11,38 @@
  *
  * Table arguments:  0                       long trespass, ignore reservations
  *                   2 <short> <honor_rsv>   each 0 or 1
+ *
+ * The kernel's own SCSI device handler for these arrays, scsi_dh_emc, may
+ * be attached to the paths' scsi_devices (an initramfs that loads it before
+ * the disks are scanned does that). It keeps its own idea of which SP owns
+ * the LUN, per scsi_device, and refuses every normal I/O on a device it
+ * believes passive before that I/O reaches the array (its prep_fn). It
+ * learns of a new owner only through its activate (scsi_dh_activate()),
+ * which reads VPD page 0xC0 and trespasses if that port's SP does not own
+ * the LUN. So after each trespass of ours, every path whose scsi_dh_emc
+ * still calls it passive although its SP now owns the LUN (the array says
+ * so in VPD 0xC0) is activated; scsi_dh_emc then re-reads the page, finds
+ * the LUN owned and only updates its view (no second trespass). That covers
+ * the other ports of the new owner too, not only the one the core chose:
+ * the core runs one pg_init per group.
+ *
+ * Why we still send the trespass ourselves rather than leave it to
+ * scsi_dh_emc's activate: the behaviour stays the same with and without it
+ * attached. scsi_dh_emc always sends the long form as MODE SELECT(10) and
+ * once any trespass of its ignored reservations, all later ones do too (its
+ * page templates are shared and never reset), so the table's
+ * <short> <honor_rsv> could not be honoured; its command timeout is not
+ * bounded by our trespass_timeout; and setting its parameters
+ * (scsi_dh_set_params) trespasses at once if the path's SP owns the LUN.
+ * Its activate is therefore only used where it will not trespass. A
+ * scsi_dh other than "emc" is left alone.
  */
 
+#include <linux/completion.h>
+#include <linux/list.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <linux/blkdev.h>
@@ -24,6 +52,7 @@
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_device.h>
+#include <scsi/scsi_dh.h>
 #include <scsi/scsi_proto.h>
 
 #include "dm-mpath.h"
@@ -40,6 +69,12 @@
 #define EMC_SHORT_PAGE_LEN	4
 #define EMC_PARAM_MAX		(EMC_MODE6_HDR_LEN + EMC_LONG_PAGE_LEN)
 #define EMC_MODE_SELECT_PF	0x10	/* byte 1: page format */
+
+/* VPD page 0xC0, "unit report": byte 4 is the LUN as seen through a port. */
+#define EMC_VPD_UNIT_REPORT	0xc0
+#define EMC_VPD_LEN		252
+#define EMC_VPD_LUN_STATE	4
+#define EMC_LUN_OWNED		2	/* ... owned by this port's SP */
 
 /* Both writable at run time: a trespass picks up the values it starts with. */
 static unsigned int trespass_timeout = 30;
@@ -83,6 +118,20 @@ struct emc_handler {
 	bool short_trespass;	/* FC-series arrays know only the short page */
 	bool honor_rsv;		/* fail the trespass if another host reserved */
 	bool explicit_args;	/* the table gave both words: status repeats them */
+
+	/*
+	 * Every path of the map (struct emc_path), for bringing their
+	 * scsi_dh_emc views in step after a trespass. Changed only by
+	 * add_path/del_path, which the core never runs while a pg_init of
+	 * this map is outstanding; the mutex makes that not matter.
+	 */
+	struct mutex paths_lock;
+	struct list_head paths;
+};
+
+struct emc_path {
+	struct list_head list;
+	struct dm_path *path;
 };
 
 /*
@@ -92,6 +141,7 @@ struct emc_handler {
  */
 struct emc_trespass {
 	struct work_struct work;
+	struct emc_handler *h;		/* valid until dm_pg_init_complete() */
 	struct dm_path *path;
 	unsigned int attempts;
 	unsigned int max_attempts;
@@ -262,6 +312,153 @@ static unsigned int emc_decode(struct emc_trespass *t)
 	return MP_FAIL_PATH;
 }
 
+/* ---- keeping an attached scsi_dh_emc in step ---- */
+
+static struct scsi_device *emc_path_sdev(struct dm_path *path)
+{
+	return to_scsi_device(disk_to_dev(path->dev->bdev->bd_disk)->parent);
+}
+
+/* Is the kernel's scsi_dh_emc attached to this path's scsi_device? */
+static bool emc_dh_attached(struct dm_path *path)
+{
+	const char *name;
+	bool emc;
+
+	name = scsi_dh_attached_handler_name(bdev_get_queue(path->dev->bdev),
+					     GFP_NOIO);
+	if (!name)
+		return false;
+	emc = !strcmp(name, "emc");
+	kfree(name);
+
+	return emc;
+}
+
+/* scsi_dh_emc lets I/O through only while it believes this. */
+static bool emc_dh_sees_owner(struct scsi_device *sdev)
+{
+	return (READ_ONCE(sdev->access_state) & SCSI_ACCESS_STATE_MASK) ==
+	       SCSI_ACCESS_STATE_OPTIMAL;
+}
+
+/* Does the array say this port's SP owns the LUN? Sleeps (INQUIRY). */
+static bool emc_port_owns_lun(struct dm_path *path, struct scsi_device *sdev)
+{
+	u8 *buf;
+	bool owned;
+
+	buf = kmalloc(EMC_VPD_LEN, GFP_NOIO);
+	if (!buf)
+		return false;
+
+	if (scsi_get_vpd_page(sdev, EMC_VPD_UNIT_REPORT, buf, EMC_VPD_LEN)) {
+		DMWARN_LIMIT("%s (%pg): cannot read VPD 0xc0: scsi_dh_emc view left",
+			     path->dev->name, path->dev->bdev);
+		owned = false;
+	} else {
+		owned = buf[EMC_VPD_LUN_STATE] == EMC_LUN_OWNED;
+	}
+	kfree(buf);
+
+	return owned;
+}
+
+struct emc_dh_wait {
+	struct completion done;
+	int result;
+};
+
+/* scsi_dh_activate()'s callback: in whatever context the scsi_dh ends in. */
+static void emc_dh_activated(void *data, int result)
+{
+	struct emc_dh_wait *w = data;
+
+	w->result = result;
+	complete(&w->done);
+}
+
+/* What a failed activate of the trespass path means for the group. */
+static unsigned int emc_dh_flags(int result)
+{
+	switch (result) {
+	case SCSI_DH_OK:
+		return 0;
+	case SCSI_DH_RETRY:
+	case SCSI_DH_IMM_RETRY:
+	case SCSI_DH_NOMEM:
+	case SCSI_DH_RES_TEMP_UNAVAIL:
+		return MP_RETRY;
+	case SCSI_DH_DEV_TEMP_BUSY:
+		return MP_BYPASS_PG;	/* NDU or array copy: try the other SP */
+	default:
+		return MP_FAIL_PATH;
+	}
+}
+
+/*
+ * Have scsi_dh_emc re-read VPD 0xC0 on this path, whose SP owns the LUN,
+ * so that it lets I/O through again. Process context; returns MP_* flags.
+ */
+static unsigned int emc_dh_activate(struct dm_path *path)
+{
+	struct emc_dh_wait w;
+	unsigned int flags;
+
+	init_completion(&w.done);
+	w.result = SCSI_DH_OK;
+	/* The callback is always called, also when activate fails at once. */
+	scsi_dh_activate(bdev_get_queue(path->dev->bdev), emc_dh_activated, &w);
+	wait_for_completion(&w.done);
+
+	flags = emc_dh_flags(w.result);
+	if (flags)
+		DMWARN_LIMIT("%s (%pg): scsi_dh_emc view not updated (SCSI_DH error %d)",
+			     path->dev->name, path->dev->bdev, w.result);
+	else
+		DMINFO_LIMIT("%s (%pg): scsi_dh_emc view updated: this port's SP owns the LUN",
+			     path->dev->name, path->dev->bdev);
+
+	return flags;
+}
+
+/*
+ * After a trespass through t->path: bring scsi_dh_emc's view in step on
+ * every path that has it attached and calls its port passive although the
+ * port's SP now owns the LUN. The trespass path's outcome decides the
+ * pg_init; the others only log (their I/O would fail their path, as it
+ * would on any broken path). Paths already failed are skipped: they get a
+ * pg_init of their own if they come back and are chosen.
+ */
+static unsigned int emc_dh_sync(struct emc_trespass *t)
+{
+	struct emc_handler *h = t->h;
+	struct scsi_device *sdev;
+	struct emc_path *ep;
+	unsigned int flags = 0;
+
+	if (emc_dh_attached(t->path) &&
+	    !emc_dh_sees_owner(emc_path_sdev(t->path)))
+		flags = emc_dh_activate(t->path);
+	if (flags)
+		return flags;
+
+	mutex_lock(&h->paths_lock);
+	list_for_each_entry(ep, &h->paths, list) {
+		if (ep->path == t->path || !READ_ONCE(ep->path->is_active) ||
+		    !emc_path_is_scsi(ep->path) || !emc_dh_attached(ep->path))
+			continue;
+		sdev = emc_path_sdev(ep->path);
+		if (emc_dh_sees_owner(sdev) ||
+		    !emc_port_owns_lun(ep->path, sdev))
+			continue;
+		emc_dh_activate(ep->path);
+	}
+	mutex_unlock(&h->paths_lock);
+
+	return 0;
+}
+
 static void emc_trespass_work(struct work_struct *work)
 {
 	struct emc_trespass *t = container_of(work, struct emc_trespass, work);
@@ -279,7 +476,11 @@ static void emc_trespass_work(struct work_struct *work)
 		flags = MP_FAIL_PATH;
 	}
 
+	if (!flags)
+		flags = emc_dh_sync(t);
+
 	kfree(t);
+	/* The handler may be gone as soon as this is called. */
 	dm_pg_init_complete(path, flags);
 }
 
@@ -306,6 +507,7 @@ static void emc_pg_init(struct hw_handler *hwh, unsigned int bypassed,
 	}
 
 	INIT_WORK(&t->work, emc_trespass_work);
+	t->h = h;
 	t->path = path;
 	t->short_trespass = h->short_trespass;
 	t->max_attempts = READ_ONCE(trespass_retries) + 1;
@@ -351,14 +553,13 @@ static unsigned int emc_err(struct hw_handler *hwh, struct dm_path *path,
 	return dm_scsi_err_handler(hwh, path, bio, error);
 }
 
-static int emc_parse_bool(const char *word, const char *what, bool *val,
-			  char **error)
+/* The log line names the bad word; *error (static) goes to the table load. */
+static int emc_parse_bool(const char *word, const char *what, bool *val)
 {
 	unsigned int v;
 
 	if (kstrtouint(word, 10, &v) || v > 1) {
 		DMWARN("invalid %s '%s': expected 0 or 1", what, word);
-		*error = "emc: arguments must be 0 or 1";
 		return -EINVAL;
 	}
 	*val = v;
@@ -375,24 +576,32 @@ static int emc_ctr(struct hw_handler *hwh, unsigned int argc, char **argv,
 	if (argc != 0 && argc != 2) {
 		DMWARN("expected 0 or 2 arguments (<short_trespass> <honor_reservation>), got %u",
 		       argc);
-		*error = "emc: expected 0 or 2 arguments";
+		*error = "emc: expected 0 or 2 arguments (<short_trespass> <honor_reservation>)";
 		return -EINVAL;
 	}
 
 	if (argc == 2 &&
-	    (emc_parse_bool(argv[0], "short_trespass", &short_trespass, error) ||
-	     emc_parse_bool(argv[1], "honor_reservation", &honor_rsv, error)))
+	    emc_parse_bool(argv[0], "short_trespass", &short_trespass)) {
+		*error = "emc: invalid short_trespass: expected 0 or 1";
 		return -EINVAL;
+	}
+	if (argc == 2 &&
+	    emc_parse_bool(argv[1], "honor_reservation", &honor_rsv)) {
+		*error = "emc: invalid honor_reservation: expected 0 or 1";
+		return -EINVAL;
+	}
 
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h) {
-		*error = "emc: cannot allocate handler";
+		*error = "emc: cannot allocate handler context";
 		return -ENOMEM;
 	}
 
 	h->short_trespass = short_trespass;
 	h->honor_rsv = honor_rsv;
 	h->explicit_args = argc == 2;
+	mutex_init(&h->paths_lock);
+	INIT_LIST_HEAD(&h->paths);
 	hwh->context = h;
 
 	return 0;
@@ -400,8 +609,50 @@ static int emc_ctr(struct hw_handler *hwh, unsigned int argc, char **argv,
 
 static void emc_dtr(struct hw_handler *hwh)
 {
-	kfree(hwh->context);
+	struct emc_handler *h = hwh->context;
+
+	/* del_path has run for every path by now. */
+	WARN_ON_ONCE(!list_empty(&h->paths));
+	mutex_destroy(&h->paths_lock);
+	kfree(h);
 	hwh->context = NULL;
+}
+
+static int emc_add_path(struct hw_handler *hwh, struct dm_path *path,
+			char **error)
+{
+	struct emc_handler *h = hwh->context;
+	struct emc_path *ep;
+
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep) {
+		*error = "emc: cannot allocate path context";
+		return -ENOMEM;
+	}
+	ep->path = path;
+	path->hwhcontext = ep;
+
+	mutex_lock(&h->paths_lock);
+	list_add_tail(&ep->list, &h->paths);
+	mutex_unlock(&h->paths_lock);
+
+	return 0;
+}
+
+static void emc_del_path(struct hw_handler *hwh, struct dm_path *path)
+{
+	struct emc_handler *h = hwh->context;
+	struct emc_path *ep = path->hwhcontext;
+
+	if (!ep)
+		return;
+
+	mutex_lock(&h->paths_lock);
+	list_del(&ep->list);
+	mutex_unlock(&h->paths_lock);
+
+	path->hwhcontext = NULL;
+	kfree(ep);
 }
 
 static int emc_status(struct hw_handler *hwh, status_type_t type,
@@ -410,9 +661,18 @@ static int emc_status(struct hw_handler *hwh, status_type_t type,
 	struct emc_handler *h = hwh->context;
 	unsigned int sz = 0;
 
-	/* INFO: nothing of ours to report, the trespass state is the array's. */
-	if (type == STATUSTYPE_TABLE && h->explicit_args)
-		DMEMIT("%u %u ", h->short_trespass, h->honor_rsv);
+	switch (type) {
+	case STATUSTYPE_INFO:
+		/* Nothing of ours to report: the trespass state is the array's. */
+		break;
+	case STATUSTYPE_TABLE:
+		/* The words that rebuild us: the table's, if it gave them. */
+		if (h->explicit_args)
+			DMEMIT("%u %u ", h->short_trespass, h->honor_rsv);
+		break;
+	case STATUSTYPE_IMA:
+		break;
+	}
 
 	return sz;
 }
@@ -422,6 +682,8 @@ static struct hw_handler_type emc_hwh = {
 	.module = THIS_MODULE,
 	.ctr = emc_ctr,
 	.dtr = emc_dtr,
+	.add_path = emc_add_path,
+	.del_path = emc_del_path,
 	.pg_init = emc_pg_init,
 	.err = emc_err,
 	.status = emc_status,

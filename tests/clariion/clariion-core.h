@@ -38,6 +38,7 @@ struct emu_counters {
 	uint64_t passive_rejects; /* media commands refused with 02/04/03 */
 	uint64_t trespass;	/* MODE SELECT carrying page 0x22 */
 	uint64_t trespass_ok;	/* ... of which completed with GOOD */
+	uint64_t moved;		/* ... of which moved the LUN to this SP */
 	uint64_t conflicts;	/* RESERVATION CONFLICT answers */
 	uint64_t ua;		/* unit attentions delivered */
 };
@@ -122,12 +123,5 @@ void emu_finish_deferred(struct emu *e, int port, struct emu_result *r);
 
 /* Move ownership (trespass or control), raising unit attentions if enabled. */
 void emu_set_owner(struct emu *e, int sp);
-
-/*
- * One control command line ("owner B", "counters", ...).  Writes the reply
- * (one or more '\n'-terminated lines) to out.  Returns 0 if the command was
- * understood and done, -1 otherwise (out then holds "error: ...").
- */
-int emu_control(struct emu *e, const char *line, char *out, size_t outlen);
 
 #endif

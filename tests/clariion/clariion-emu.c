@@ -11,6 +11,7 @@
  * See tests/clariion/README for the control commands.
  */
 #define _GNU_SOURCE
+#include "clariion-control.h"
 #include "clariion-core.h"
 #include "clariion-ring.h"
 

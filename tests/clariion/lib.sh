@@ -20,13 +20,32 @@ cl_trace_lines() {
 	return 0
 }
 
+# CL_SCSI_DH=emc (set by a "-scsi-dh" scenario before it sources the
+# scenario it repeats): the array runs "the stock-system way", with the
+# kernel's scsi_dh_emc loaded before the disks appear, so that it attaches
+# to every port at scan (as when an initramfs loads it) and filters their
+# I/O by its own view of the LUN's owner.  Empty: blocked, as guest-init
+# leaves it.
+CL_SCSI_DH=${CL_SCSI_DH:-}
+
 # clariion_start [clariion-up args]: bring the array up, fill CL_DEV and
-# CL_PORTS, and make sure it is taken down at exit.
+# CL_PORTS, and make sure it is taken down at exit.  With CL_SCSI_DH set,
+# also assert that scsi_dh_$CL_SCSI_DH is attached to every port.
 clariion_start() {
-	local out p d t0
+	local out p d t0 dh
+	local up_args=("$@")
+	if [ -n "$CL_SCSI_DH" ]; then
+		# Blocked again once the disks are gone (on_exit runs last first).
+		on_exit "scsi_dh_block scsi_dh_$CL_SCSI_DH"
+		if ! scsi_dh_allow "scsi_dh_$CL_SCSI_DH"; then
+			tap_fail "load scsi_dh_$CL_SCSI_DH" "modprobe failed"
+			return 1
+		fi
+		up_args+=(--allow-dh)
+	fi
 	on_exit "'$CL/clariion-down'"
 	t0=$(ms_now)
-	if ! out=$(CLARIION_TRACE=1 "$CL/clariion-up" "$@" 2>&1); then
+	if ! out=$(CLARIION_TRACE=1 "$CL/clariion-up" "${up_args[@]}" 2>&1); then
 		tap_fail "clariion-up $*" "$out"
 		return 1
 	fi
@@ -38,7 +57,32 @@ clariion_start() {
 		CL_DEV[$p]=$d
 		CL_PORTS+=("$p")
 	done <<<"$out"
-	tap_ok "clariion-up $*: ${CL_PORTS[*]}"
+	tap_ok "clariion-up ${up_args[*]}: ${CL_PORTS[*]}"
+	[ -n "$CL_SCSI_DH" ] || return 0
+	for p in "${CL_PORTS[@]}"; do
+		dh=$(cl_dh_state "$p")
+		if [ "$dh" != "$CL_SCSI_DH" ]; then
+			tap_fail "$p: scsi_dh_$CL_SCSI_DH attached at scan" "dh_state reads '$dh'"
+			return 1
+		fi
+	done
+	tap_ok "scsi_dh_$CL_SCSI_DH attached to every port (dh_state)"
+}
+
+# cl_dh_state PORT: the port's SCSI device handler ("detached", "emc").
+cl_dh_state() {
+	local v=""
+	{ read -r v <"/sys/block/${CL_DEV[$1]##*/}/device/dh_state"; } 2>/dev/null
+	echo "$v"
+}
+
+# cl_dh_view PORT: what the attached handler believes of the port:
+# "active/optimized" (its SP owns the LUN: I/O passes) or "standby" (I/O is
+# refused before it reaches the array).
+cl_dh_view() {
+	local v=""
+	{ read -r v <"/sys/block/${CL_DEV[$1]##*/}/device/access_state"; } 2>/dev/null
+	echo "$v"
 }
 
 # clariion_stop: take it down now, as a checked step.

@@ -6,6 +6,7 @@
  * outside what the caller handed in aborts the run.
  */
 #define _DEFAULT_SOURCE
+#include "clariion-control.h"
 #include "clariion-core.h"
 #include "clariion-ring.h"
 
@@ -176,6 +177,7 @@ static void test_inquiry(void)
 		      buf[4]);
 		CHECK(buf[5] == 0 && buf[7] == p % 2 && buf[8] == p / 2 &&
 		      buf[9] == 0 && buf[27] == 3 && buf[28] == 4 &&
+		      buf[30] == 0x04 &&
 		      buf[48] == 0, "c0 fields port %d", p);
 		CHECK(!memcmp(buf + 10, e.wwn, 16), "c0 wwn");
 	}
@@ -218,6 +220,11 @@ static void test_passive_and_trespass(void)
 	CHECK(r.status == 0 && e.owner == EMU_SP_B, "trespass10");
 	CHECK(e.port[1].c.trespass == 2 && e.port[0].c.trespass == 1,
 	      "trespass counters");
+	/* a trespass to the owner already: GOOD, counted, no move */
+	r = trespass10(&e, 1, 0x81);
+	CHECK(r.status == 0 && e.owner == EMU_SP_B &&
+	      e.port[1].c.trespass_ok == 3 && e.port[1].c.moved == 2 &&
+	      e.port[0].c.moved == 1, "moved counts ownership changes only");
 	CHECK(e.port[0].c.passive_rejects == 1 && e.port[1].c.passive_rejects == 2,
 	      "passive counters %llu %llu",
 	      (unsigned long long)e.port[0].c.passive_rejects,

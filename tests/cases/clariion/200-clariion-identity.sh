@@ -50,6 +50,8 @@ for p in "${CL_PORTS[@]}"; do
 	check_eq "$p: C0 byte 8 SP" "$sp" $((16#${c[8]}))
 	check_eq "$p: C0 bytes 9/27/28/48 (rev 0, initiator 3, PNR 4, no NDU)" "0 3 4 0" \
 		"$((16#${c[9]})) $((16#${c[27]})) $((16#${c[28]} & 0x0f)) $((16#${c[48]}))"
+	check_eq "$p: C0 byte 30 has arraycommpath (0x04), as multipath-tools' emc_clariion checker requires" \
+		4 $((16#${c[30]} & 0x04))
 	check_eq "$p: C0 bytes 10..25 = the NAA LUN id" "${naa[$p]}" "$(printf '%s' "${c[@]:10:16}")"
 	check_eq "$p: capacity (512-byte sectors)" 65536 "$(cat "/sys/block/${d#/dev/}/size")"
 	check_match "$p: sg_inq decodes it" 'Vendor identification: DGC' "$(sg_inq "$d" 2>&1)"

@@ -68,8 +68,13 @@ for b in "${bad[@]}"; do
 	check_fail "'$a' refused" dm_create mpemc "$(table "$a")"
 	log=$(kmsg_since)
 	check_match "'$a': kernel log says why" "multipath emc: $want" "$log"
-	check_match "'$a': the core reports the constructor failure" \
-		"hardware handler constructor failed" "$log"
+	# the handler's own reason becomes the table load's error (ti->error)
+	case $want in
+	expected*) why="emc: expected 0 or 2 arguments" ;;
+	*) read -r _ w _ <<<"$want"; why="emc: invalid $w: expected 0 or 1" ;;
+	esac
+	check_match "'$a': the table load error is the handler's reason" \
+		"table: .*multipath: $why" "$log"
 	check_fail "'$a': no map left behind" dmsetup info mpemc
 	dm_remove mpemc
 done

@@ -59,6 +59,11 @@ check_eq "A0 failed" F "$(path_state mpemc "${N[A0]}")"
 check_eq "A1 failed" F "$(path_state mpemc "${N[A1]}")"
 check_eq "B0 active" A "$(path_state mpemc "${N[B0]}")"
 check_eq "B1 active" A "$(path_state mpemc "${N[B1]}")"
+if [ -n "$CL_SCSI_DH" ]; then
+	# scsi_dh_emc's own view, which decides whether it lets I/O through
+	check_eq "scsi_dh_emc: B0 owns the LUN" active/optimized "$(cl_dh_view B0)"
+	check_eq "scsi_dh_emc: B1 owns the LUN (not the trespass path)" active/optimized "$(cl_dh_view B1)"
+fi
 k=$(kmsg_since)
 check_match "kernel log: trespass sent on a B path" "multipath emc: .*sending long trespass \(ignoring reservations\)" "$k"
 check_match "kernel log: trespass done" "multipath emc: .*long trespass done" "$k"
@@ -80,6 +85,10 @@ check_eq "LUN owned by A again" A "$(cl_ctl owner)"
 check "reads went through A" test "$(cl_counter A media)" -gt 0
 check_eq "no media command to B after the switch" 0 "$(cl_counter B media)"
 check_eq "A serves the data written through B" "$sumB" "$sumA"
+if [ -n "$CL_SCSI_DH" ]; then
+	check_eq "scsi_dh_emc: A0 owns the LUN again" active/optimized "$(cl_dh_view A0)"
+	check_eq "scsi_dh_emc: A1 owns the LUN again" active/optimized "$(cl_dh_view A1)"
+fi
 
 check "remove map" dm_remove mpemc
 check "modules unload" mp_mods_unload

@@ -1,0 +1,208 @@
+#!/bin/bash
+# multipathd 0.9.4 on the emulated CLARiiON with its built-in DGC entry: 1 emc, PGs by prio, failover and failback.
+# udevd and multipathd run in the guest; multipath.conf only picks the
+# round-robin selector (the one this project ships) and a short checker
+# interval. The DGC entry does the rest: "1 emc", group_by_prio with the
+# emc prioritizer (SP A, the default owner, first), the emc_clariion
+# checker, failback immediate. With fio writing and verifying, SP A's ports
+# fail: exactly one trespass goes to SP B and I/O goes on there with no
+# error; when the ports return, multipathd's checker reinstates them and
+# fails back to SP A (one trespass back), where the data verifies. Runs
+# with scsi_dh_emc blocked (as guest-init leaves it).
+# timeout: 420
+source "$REPO/tests/lib/common.sh"
+source "$REPO/tests/clariion/lib.sh"
+
+MPD_LOG=/tmp/multipathd-660.log
+CONF=/etc/multipath.conf
+WWIDS=/etc/multipath/wwids
+
+# ---- udevd and multipathd, started here and stopped on exit ---------------
+udev_start() {
+	/lib/systemd/systemd-udevd --daemon || return 1
+	udevadm trigger --subsystem-match=block --action=add &&
+		udevadm settle --timeout=60
+}
+udev_stop() {
+	udevadm control --exit 2>/dev/null
+	# --exit waits for udevd; any worker still running is its own child
+	return 0
+}
+MPD_PID=
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+mpd_start() {
+	multipathd -d -s -v3 >"$MPD_LOG" 2>&1 </dev/null &
+	MPD_PID=$!
+}
+mpd_stop() {
+	[ -n "$MPD_PID" ] || return 0
+	multipathd shutdown >/dev/null 2>&1 || kill "$MPD_PID" 2>/dev/null
+	wait_until 20 pid_gone "$MPD_PID"
+	kill -0 "$MPD_PID" 2>/dev/null && kill -9 "$MPD_PID"
+	MPD_PID=
+}
+# Maps flushed with multipathd gone (it would create them again).
+mpd_teardown() {
+	mpd_stop
+	multipath -F >/dev/null 2>&1
+	dmsetup ls --target multipath 2>/dev/null | while read -r n _; do
+		[ "$n" = No ] || dm_remove "$n"
+	done
+}
+conf_restore() {
+	rm -f "$CONF" "$WWIDS"
+	[ -e "$CL_TMP/conf.orig" ] && cp "$CL_TMP/conf.orig" "$CONF"
+	[ -e "$CL_TMP/wwids.orig" ] && cp "$CL_TMP/wwids.orig" "$WWIDS"
+	return 0
+}
+
+# mpd_paths: "dev checker-state dm-state prio" per path of every map
+mpd_paths() { multipathd show paths raw format "%d %T %t %p"; }
+# mpd_path_is DEV CHECKER DMSTATE: multipathd shows DEV so
+mpd_path_is() { [[ $(mpd_paths) =~ (^|$'\n')$1\ $2\ $3\  ]]; }
+# both_are PORT PORT CHECKER DMSTATE
+both_are() { mpd_path_is "${NAME[$1]}" "$3" "$4" && mpd_path_is "${NAME[$2]}" "$3" "$4"; }
+all_ready() { [ "$(mpd_paths | grep -c " ready active ")" = 4 ]; }
+
+# pg_of DEVNUM: which PG (1-based) of the map's table holds that path
+pg_of() {
+	local f i pg=0 n np npa nsa
+	read -ra f <<<"$(dmsetup table "$MAP")"
+	i=3
+	i=$((i + 1 + f[i]))		# features
+	i=$((i + 1 + f[i]))		# hardware handler
+	n=${f[i]}
+	i=$((i + 2))			# #PGs, initial PG
+	for ((pg = 1; pg <= n; pg++)); do
+		nsa=${f[i + 1]}
+		i=$((i + 2 + nsa))	# selector name and args
+		np=${f[i]} npa=${f[i + 1]}
+		i=$((i + 2))
+		for ((; np > 0; np--)); do
+			[ "${f[i]}" = "$1" ] && { echo $pg; return 0; }
+			i=$((i + 1 + npa))
+		done
+	done
+	return 1
+}
+
+declare -A N NAME
+clariion_start --ports-per-sp 2 || exit 1
+on_exit mp_mods_unload
+on_exit udev_stop
+on_exit conf_restore
+on_exit mpd_teardown
+for p in A0 A1 B0 B1; do
+	N[$p]=$(devnum "${CL_DEV[$p]}")
+	NAME[$p]=${CL_DEV[$p]##*/}
+done
+
+# ---- configuration: only what this project needs --------------------------
+mkdir -p /etc/multipath
+[ -e "$CONF" ] && cp "$CONF" "$CL_TMP/conf.orig"
+[ -e "$WWIDS" ] && cp "$WWIDS" "$CL_TMP/wwids.orig"
+cat >"$CONF" <<'EOF'
+defaults {
+	# the built-in default, service-time, is not one of this project's
+	path_selector "round-robin 0"
+	# a short test: notice a returned path within seconds
+	polling_interval 2
+	max_polling_interval 4
+}
+EOF
+check "udevd started, block devices triggered and settled" udev_start || exit 1
+check "modules load (ours, as multipathd's modprobe would find them)" mp_mods_load || exit 1
+# find_multipaths "strict" (the default): the admin names the LUN once.
+check "multipath -a A0 (add the LUN's WWID)" multipath -a "${CL_DEV[A0]}"
+mpd_start
+check "multipathd is running" wait_until 10 kill -0 "$MPD_PID"
+check "multipathd answers" wait_until 60 multipathd show daemon
+MAP=
+map_up() { MAP=$(multipathd show maps raw format "%n" 2>/dev/null) && [ -n "$MAP" ] && dmsetup info "$MAP"; }
+if ! check "multipathd creates the map" wait_until 90 map_up; then
+	diag "$(tail -n 30 "$MPD_LOG")"
+	exit 1
+fi
+map_up >/dev/null	# (wait_until ran it in a subshell)
+T=$(dmsetup table "$MAP")
+diag "map $MAP: $T"
+check_match "table: hardware handler '1 emc' (the DGC entry)" " multipath [0-9]+ (.* )?1 emc 2 1 " "$T"
+check_match "table: round-robin, as multipath.conf asks" "round-robin 0 2 1 .* round-robin 0 2 1 " "$T"
+check_eq "PG1 (higher prio) = SP A's ports" "1 1" "$(pg_of "${N[A0]}") $(pg_of "${N[A1]}")"
+check_eq "PG2 = SP B's ports" "2 2" "$(pg_of "${N[B0]}") $(pg_of "${N[B1]}")"
+check "every path's checker up" wait_until 30 all_ready
+P=$(mpd_paths)
+diag "multipathd show paths (dev checker dm prio): ${P//$'\n'/; }"
+# multipath-tools 0.9.4's emc prioritizer: the LUN state VPD 0xC0 byte 4
+# reports through the port (2 owned by its SP, 1 bound), plus 2 if the
+# port's SP is the LUN's default owner (byte 5 == byte 8); -1 if the page
+# says the array is not set up for failover (byte 27, 28, 30) or in NDU.
+NL=$'\n'
+for p in A0 A1; do
+	check_match "$p: emc prio 4 (owned 2 + default owner 2)" "(^|$NL)${NAME[$p]} ready active 4( |$NL|$)" "$P"
+done
+for p in B0 B1; do
+	check_match "$p: emc prio 1 (bound 1)" "(^|$NL)${NAME[$p]} ready active 1( |$NL|$)" "$P"
+done
+check "dm-emc (ours) was loaded for it" test -d /sys/module/dm_emc
+
+# ---- failover under fio ------------------------------------------------------
+MP=/dev/mapper/$MAP
+cl_ctl reset-counters >/dev/null
+FIO=(fio --name=dgc --filename="$MP" --direct=1 --ioengine=libaio --iodepth=8
+	--rw=randwrite --bs=16k --size=24M --verify=crc32c --verify_fatal=1
+	--randrepeat=1)
+log=$CL_TMP/fio.log
+"${FIO[@]}" --output="$log" &
+fpid=$!
+check "fio is writing through SP A" wait_until 60 cl_counter_ge A media 50
+check_eq "no trespass to B yet" 0 "$(cl_counter B trespass)"
+kmsg_mark
+check "fail A0 (transport)" cl_ctl fail A0 transport
+check "fail A1 (transport)" cl_ctl fail A1 transport
+check "the trespass to SP B completes" wait_until 60 cl_counter_ge B trespass_ok 1
+check "I/O goes on through SP B" wait_until 60 cl_counter_ge B media 20
+wait $fpid
+check_eq "fio exit status 0 (no I/O error, no verify error)" 0 $?
+check_match "fio reports err=0" "err= 0" "$(cat "$log")"
+# multipathd reloads the table as the paths' states and priorities change;
+# each new table's first pg_init trespasses again, to the owner already (a
+# no-op for the array): "moved" counts the trespasses that moved the LUN.
+check_eq "exactly one trespass moved the LUN to SP B" 1 "$(cl_counter B moved)"
+diag "trespasses received by SP B: $(cl_counter B trespass) (the others to the owner already, after table reloads)"
+check_eq "LUN owned by B" B "$(cl_ctl owner)"
+check "multipathd's checker: A0 and A1 faulty" wait_until 30 both_are A0 A1 faulty failed
+check "B0 and B1 still up" both_are B0 B1 ready active
+check_match "kernel log: dm-emc trespassed to a B port" \
+	"multipath emc: (${N[B0]}|${N[B1]}) .*long trespass done" "$(kmsg_since)"
+
+# ---- failback: the ports return ------------------------------------------
+cl_ctl reset-counters >/dev/null
+t0=$(ms_now)
+check "restore A0" cl_ctl restore A0
+check "restore A1" cl_ctl restore A1
+check "multipathd reinstates A0 and A1" wait_until 90 both_are A0 A1 ready active
+# failback immediate: multipathd switches to PG1; its pg_init trespasses
+# with the first I/O (or at once, if I/O is queued)
+dd if="$MP" of=/dev/null bs=4k count=1 iflag=direct status=none
+check "failback: the LUN is trespassed back to SP A" wait_until 60 cl_counter_ge A trespass_ok 1
+diag "ports back -> trespass to A in $(($(ms_now) - t0)) ms"
+check_eq "LUN owned by A" A "$(cl_ctl owner)"
+check_eq "one trespass moved the LUN back, none to B" "1 0" "$(cl_counter A moved) $(cl_counter B trespass)"
+diag "trespasses received by SP A: $(cl_counter A trespass)"
+cl_ctl reset-counters >/dev/null
+check "fio verifies the data through SP A" "${FIO[@]}" --verify_only --output="$log"
+check_match "... err=0" "err= 0" "$(cat "$log")"
+check "the reads went through A" test "$(cl_counter A media)" -gt 0
+check_eq "none through B" 0 "$(cl_counter B media)"
+
+diag "multipathd's log: $(grep -cE 'prio|checker' "$MPD_LOG") prio/checker lines; its path events:"
+grep -E 'reinstated|switch|mark as failed|path down|remaining active' "$MPD_LOG" | tail -n 8 |
+	while IFS= read -r l; do diag "$l"; done
+
+# ---- teardown, checked --------------------------------------------------------
+pid=$MPD_PID
+mpd_stop
+check_fail "multipathd stopped" kill -0 "$pid"
+check "maps flushed" multipath -F
+check_eq "no multipath map left" "" "$(dmsetup ls --target multipath 2>/dev/null | grep -v 'No devices')"

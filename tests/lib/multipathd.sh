@@ -201,7 +201,9 @@ mpd_finish() {
 # mpd_setup NPATHS ALIAS [EXTRA_DEFAULTS [EXTRA_DEVICE]]: udevd, NPATHS
 # scsi_debug paths to one LUN, the configuration for it, multipathd, and
 # the map; sets WWID, MAP_DEV (/dev/mapper/ALIAS) and PATH_NUMS (MAJ:MIN of
-# SD_DEVS).  TAP lines for each step; false if one failed.
+# SD_DEVS).  ALIAS "-": no /etc/multipath.conf at all (Debian's defaults),
+# the map is named after the WWID (MAP_NAME).  TAP lines for each step;
+# false if one failed.
 mpd_setup() {
 	local n=$1 alias=$2 d
 	on_exit mpd_cleanup
@@ -215,7 +217,16 @@ mpd_setup() {
 	check "udev knows the LUN's WWID ($WWID)" test -n "$WWID" || return 1
 	PATH_NUMS=()
 	for d in "${SD_DEVS[@]}"; do PATH_NUMS+=("$(devnum "$d")"); done
-	mpd_conf_write "$WWID" "$alias" "${3:-}" "${4:-}"
+	if [ "$alias" = - ]; then
+		# Debian's defaults: no configuration at all.  The map is
+		# named after the WWID (user_friendly_names no), and
+		# find_multipaths (strict) takes only WWIDs it was told of.
+		mpd_conf_remove
+		alias=$WWID
+		check "multipath -a: the LUN's WWID made known" multipath -a "${SD_DEVS[0]}" || return 1
+	else
+		mpd_conf_write "$WWID" "$alias" "${3:-}" "${4:-}"
+	fi
 	mpd_start
 	check "multipathd started" mpd_running || { mpd_log_tail; return 1; }
 	if ! check "multipathd made map $alias over $n paths" mpd_wait_map "$alias" "$n"; then
@@ -223,6 +234,7 @@ mpd_setup() {
 		mpd_log_tail 15
 		return 1
 	fi
+	MAP_NAME=$alias
 	MAP_DEV=/dev/mapper/$alias
 	wait_until 20 test -b "$MAP_DEV" || dmsetup mknodes "$alias"
 	check "$MAP_DEV exists" test -b "$MAP_DEV"

@@ -65,10 +65,10 @@ deps:
 	@tests/vm/install-deps
 
 # The test suite: every scenario (or T="NNN ...") in one booted guest.
-# The install family's DKMS scenario (700, parked in tests/wip/install until
-# it passes within its bound) needs the tree DKMS built here (.build/dkms,
-# rebuilt when a source changed): only when T selects it.
-DKMS_PREBUILD := $(filter install 7 70 700%,$(T))
+# The install family's DKMS scenario (700) needs the tree DKMS built here,
+# natively (.build/dkms, rebuilt when a source changed): for a whole run,
+# or when T selects it.
+DKMS_PREBUILD := $(if $(T),$(filter install 7 70 700%,$(T)),all)
 check: modules test-modules emulator $(if $(DKMS_PREBUILD),dkms-prebuild)
 	@FULL=$(FULL) tests/vm/run-suite $(if $(T),--only "$(T)")
 

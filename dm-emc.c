@@ -342,21 +342,23 @@ static void emc_pg_init(struct hw_handler *hwh, unsigned int bypassed,
  * medium, space, protection errors) are errors of the I/O itself on this
  * array as on any SCSI device.
  */
-static unsigned int emc_err(struct hw_handler *hwh, struct bio *bio,
-			    blk_status_t error)
+static unsigned int emc_err(struct hw_handler *hwh, struct dm_path *path,
+			    struct bio *bio, blk_status_t error)
 {
 	if (error == BLK_STS_IOERR || error == BLK_STS_TRANSPORT)
 		return MP_FAIL_PATH;
 
-	return dm_scsi_err_handler(hwh, bio, error);
+	return dm_scsi_err_handler(hwh, path, bio, error);
 }
 
-static int emc_parse_bool(const char *word, const char *what, bool *val)
+static int emc_parse_bool(const char *word, const char *what, bool *val,
+			  char **error)
 {
 	unsigned int v;
 
 	if (kstrtouint(word, 10, &v) || v > 1) {
 		DMWARN("invalid %s '%s': expected 0 or 1", what, word);
+		*error = "emc: arguments must be 0 or 1";
 		return -EINVAL;
 	}
 	*val = v;
@@ -364,7 +366,8 @@ static int emc_parse_bool(const char *word, const char *what, bool *val)
 	return 0;
 }
 
-static int emc_ctr(struct hw_handler *hwh, unsigned int argc, char **argv)
+static int emc_ctr(struct hw_handler *hwh, unsigned int argc, char **argv,
+		   char **error)
 {
 	struct emc_handler *h;
 	bool short_trespass = false, honor_rsv = false;
@@ -372,17 +375,20 @@ static int emc_ctr(struct hw_handler *hwh, unsigned int argc, char **argv)
 	if (argc != 0 && argc != 2) {
 		DMWARN("expected 0 or 2 arguments (<short_trespass> <honor_reservation>), got %u",
 		       argc);
+		*error = "emc: expected 0 or 2 arguments";
 		return -EINVAL;
 	}
 
 	if (argc == 2 &&
-	    (emc_parse_bool(argv[0], "short_trespass", &short_trespass) ||
-	     emc_parse_bool(argv[1], "honor_reservation", &honor_rsv)))
+	    (emc_parse_bool(argv[0], "short_trespass", &short_trespass, error) ||
+	     emc_parse_bool(argv[1], "honor_reservation", &honor_rsv, error)))
 		return -EINVAL;
 
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
-	if (!h)
+	if (!h) {
+		*error = "emc: cannot allocate handler";
 		return -ENOMEM;
+	}
 
 	h->short_trespass = short_trespass;
 	h->honor_rsv = honor_rsv;
@@ -404,21 +410,9 @@ static int emc_status(struct hw_handler *hwh, status_type_t type,
 	struct emc_handler *h = hwh->context;
 	unsigned int sz = 0;
 
-	switch (type) {
-	case STATUSTYPE_INFO:
-		/* Nothing of ours to report: the trespass state is the array's. */
-		DMEMIT("0 ");
-		break;
-	case STATUSTYPE_TABLE:
-		if (h->explicit_args)
-			DMEMIT("3 %s %u %u ", hwh->type->name,
-			       h->short_trespass, h->honor_rsv);
-		else
-			DMEMIT("1 %s ", hwh->type->name);
-		break;
-	case STATUSTYPE_IMA:
-		break;
-	}
+	/* INFO: nothing of ours to report, the trespass state is the array's. */
+	if (type == STATUSTYPE_TABLE && h->explicit_args)
+		DMEMIT("%u %u ", h->short_trespass, h->honor_rsv);
 
 	return sz;
 }
@@ -463,3 +457,4 @@ module_exit(dm_emc_exit);
 
 MODULE_DESCRIPTION(DM_NAME " multipath hardware handler for EMC CLARiiON AX/CX");
 MODULE_LICENSE("GPL");
+MODULE_VERSION("1.1.0");

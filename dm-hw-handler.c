@@ -57,8 +57,8 @@ EXPORT_SYMBOL_GPL(dm_unregister_hw_handler);
  * any path: return the error), or may the path be at fault (take it out
  * of use and retry the bio elsewhere)?
  */
-unsigned int dm_scsi_err_handler(struct hw_handler *hwh, struct bio *bio,
-				 blk_status_t error)
+unsigned int dm_scsi_err_handler(struct hw_handler *hwh, struct dm_path *path,
+				 struct bio *bio, blk_status_t error)
 {
 	switch (error) {
 	case BLK_STS_OK:

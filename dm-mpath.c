@@ -26,14 +26,43 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/timer.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "dm-mpath.h"
 #include "dm-path-selector.h"
 #include "dm-hw-handler.h"
+#include "dm-mpath-uevent.h"
 
 #define DM_MSG_PREFIX "multipath"
+#define DM_MPATH_VERSION "1.14.0"
+
+/*
+ * Locking: m->lock protects the map's state (see struct multipath). A
+ * function whose name starts with "__" must be called with it held, and
+ * asserts so. Selectors keep their own locks, always taken inside m->lock,
+ * never around it.
+ */
+
+
+/* pg_init retries and their delay, as table features (Linux 6.1 limits). */
+#define MPATH_PG_INIT_RETRIES_MAX	50
+#define MPATH_PG_INIT_DELAY_MAX		60000
+#define MPATH_PG_INIT_DELAY_DEFAULT	2000	/* ms, when the table sets none */
+#define MPATH_PG_INIT_DELAY_UNSET	UINT_MAX
+/* Upper bound of the per-map no-path queueing bound (a day). */
+#define MPATH_NO_PATH_TIMEOUT_MAX	86400
+
+/*
+ * How long a map with queue_if_no_path holds I/O when no path is left,
+ * unless its table sets its own bound: 0 means for ever (Linux 6.1's name
+ * and meaning).
+ */
+static unsigned long queue_if_no_path_timeout_secs;
+module_param(queue_if_no_path_timeout_secs, ulong, 0644);
+MODULE_PARM_DESC(queue_if_no_path_timeout_secs,
+		 "Seconds a map with queue_if_no_path holds I/O with no path before failing it (0: no bound; a table's queue_if_no_path_timeout_secs feature overrides)");
 
 /* Upper bound of every count in the table. */
 #define MPATH_MAX_COUNT		1024
@@ -49,6 +78,7 @@ struct pgpath {
 	struct list_head list;		/* in priority_group->pgpaths */
 	struct priority_group *pg;
 	unsigned int fail_count;	/* times this path was failed */
+	bool hwh_added;			/* the handler's add_path took it */
 	struct dm_path path;
 };
 
@@ -68,12 +98,16 @@ struct multipath {
 	struct dm_target *ti;
 
 	/*
-	 * Read by map() without the lock: the path to send bios down while
-	 * repeat_left lasts, or NULL to make map() take the lock. Non-NULL
-	 * only while I/O may go straight to the current path (no pg_init
-	 * pending), so the fast path can never reach an uninitialised PG.
+	 * Read by map() without the lock. fast_pgpath: the path to send bios
+	 * down while repeat_left lasts (a selector that gave a repeat_count
+	 * other than 1). fast_pg: the PG whose selector map() asks itself for
+	 * every bio (one that gave 1). At most one is set, and either only
+	 * while I/O may go straight to the current PG (no pg_init pending),
+	 * so the fast path can never reach an uninitialised PG. NULL makes
+	 * map() take the lock.
 	 */
 	struct pgpath *fast_pgpath;
+	struct priority_group *fast_pg;
 	atomic_t repeat_left;
 
 	/* Protects all that follows. Taken in bio completion context too. */
@@ -85,12 +119,16 @@ struct multipath {
 	struct priority_group *next_pg;	/* initial PG, or switch_group */
 	struct priority_group *last_pg;	/* last PG used, for PG events */
 
+	bool per_io_select;		/* the current choice is for one bio */
 	bool queue_io;			/* hold all I/O: PG not ready */
 	bool pg_init_required;		/* the worker must start pg_init */
 	bool pg_init_in_progress;	/* until dm_pg_init_complete() */
+	bool pg_init_delayed;		/* a retry waits for pg_init_retry */
 	bool pg_init_disabled;		/* suspended or dying: no new pg_init */
+	unsigned int pg_init_count;	/* failed attempts on the current PG */
 	bool queue_if_no_path;
 	bool suspending;		/* presuspend .. resume */
+	unsigned long no_path_since;	/* jiffies: when queueing began */
 
 	struct bio_list queued_bios;
 	unsigned int queue_size;
@@ -99,10 +137,17 @@ struct multipath {
 	unsigned int nr_priority_groups;
 	struct list_head priority_groups;
 	struct hw_handler hw_handler;
-	bool ps_end_io;			/* some selector has an end_io hook */
+	unsigned int pg_init_retries;
+	unsigned int pg_init_delay_msecs;	/* or MPATH_PG_INIT_DELAY_UNSET */
+	bool retain_attached_hw_handler;	/* accepted, echoed */
+	bool queue_mode_bio;			/* "queue_mode bio" given */
+	bool no_path_timeout_set;		/* the table's own bound... */
+	unsigned int no_path_timeout_secs;	/* ...in seconds, 0: none */
 
 	struct work_struct process_queued;	/* on kmpathd */
 	struct work_struct trigger_event;	/* on system_wq */
+	struct delayed_work pg_init_retry;	/* on kmpathd */
+	struct timer_list no_path_timer;	/* bounds queue_if_no_path */
 	wait_queue_head_t pg_init_wait;
 };
 
@@ -114,6 +159,8 @@ struct multipath {
  */
 struct mpath_io {
 	struct pgpath *pgpath;		/* NULL while not sent down a path */
+	u64 start_time;			/* ktime_get_ns(), for selectors' end_io */
+	size_t nr_bytes;		/* as sent, for selectors' end_io */
 	struct block_device *bi_bdev;
 	struct bvec_iter bi_iter;
 	bio_end_io_t *bi_end_io;
@@ -171,24 +218,16 @@ static struct pgpath *alloc_pgpath(void)
 	return pgpath;
 }
 
-static void free_priority_group(struct priority_group *pg,
-				struct dm_target *ti)
+/* Undoes alloc_pgpath() and whatever parse_path() set up after it. */
+static void free_pgpath(struct multipath *m, struct pgpath *pgpath)
 {
-	struct pgpath *pgpath, *tmp;
+	struct hw_handler *hwh = &m->hw_handler;
 
-	/* The selector refers to the paths: tear it down first. */
-	if (pg->ps.type) {
-		pg->ps.type->dtr(&pg->ps);
-		dm_put_path_selector(pg->ps.type);
-	}
-
-	list_for_each_entry_safe(pgpath, tmp, &pg->pgpaths, list) {
-		list_del(&pgpath->list);
-		dm_put_device(ti, pgpath->path.dev);
-		kfree(pgpath);
-	}
-
-	kfree(pg);
+	if (pgpath->hwh_added)
+		hwh->type->del_path(hwh, &pgpath->path);
+	if (pgpath->path.dev)
+		dm_put_device(m->ti, pgpath->path.dev);
+	kfree(pgpath);
 }
 
 static struct priority_group *alloc_priority_group(struct multipath *m)
@@ -203,8 +242,28 @@ static struct priority_group *alloc_priority_group(struct multipath *m)
 	return pg;
 }
 
+static void free_priority_group(struct priority_group *pg)
+{
+	struct pgpath *pgpath, *tmp;
+
+	/* The selector refers to the paths: tear it down first. */
+	if (pg->ps.type) {
+		pg->ps.type->dtr(&pg->ps);
+		dm_put_path_selector(pg->ps.type);
+	}
+
+	list_for_each_entry_safe(pgpath, tmp, &pg->pgpaths, list) {
+		list_del(&pgpath->list);
+		free_pgpath(pg->m, pgpath);
+	}
+
+	kfree(pg);
+}
+
 static void process_queued_bios(struct work_struct *work);
 static void trigger_event(struct work_struct *work);
+static void pg_init_retry_work(struct work_struct *work);
+static void no_path_timeout(struct timer_list *t);
 
 static struct multipath *alloc_multipath(struct dm_target *ti)
 {
@@ -218,8 +277,11 @@ static struct multipath *alloc_multipath(struct dm_target *ti)
 	atomic_set(&m->repeat_left, 0);
 	bio_list_init(&m->queued_bios);
 	INIT_LIST_HEAD(&m->priority_groups);
+	m->pg_init_delay_msecs = MPATH_PG_INIT_DELAY_UNSET;
 	INIT_WORK(&m->process_queued, process_queued_bios);
 	INIT_WORK(&m->trigger_event, trigger_event);
+	INIT_DELAYED_WORK(&m->pg_init_retry, pg_init_retry_work);
+	timer_setup(&m->no_path_timer, no_path_timeout, 0);
 	init_waitqueue_head(&m->pg_init_wait);
 
 	return m;
@@ -230,9 +292,10 @@ static void free_multipath(struct multipath *m)
 	struct priority_group *pg, *tmp;
 	struct hw_handler *hwh = &m->hw_handler;
 
+	/* The paths go first: the handler's del_path still needs it. */
 	list_for_each_entry_safe(pg, tmp, &m->priority_groups, list) {
 		list_del(&pg->list);
-		free_priority_group(pg, m->ti);
+		free_priority_group(pg);
 	}
 
 	if (hwh->type) {
@@ -247,24 +310,34 @@ static void free_multipath(struct multipath *m)
 
 static void __kick(struct multipath *m)
 {
+	lockdep_assert_held(&m->lock);
 	queue_work(kmpathd, &m->process_queued);
 }
 
 /* dm_table_event() takes a mutex: always from a work item. */
 static void __queue_event(struct multipath *m)
 {
+	lockdep_assert_held(&m->lock);
 	schedule_work(&m->trigger_event);
 }
 
 static void __update_fast_path(struct multipath *m)
 {
-	WRITE_ONCE(m->fast_pgpath, m->queue_io ? NULL : m->current_pgpath);
+	bool direct = !m->queue_io && m->current_pgpath;
+
+	lockdep_assert_held(&m->lock);
+	WRITE_ONCE(m->fast_pgpath,
+		   direct && !m->per_io_select ? m->current_pgpath : NULL);
+	WRITE_ONCE(m->fast_pg,
+		   direct && m->per_io_select ? m->current_pg : NULL);
 }
 
+/* Make pg the PG in use: the PG change event, and its pg_init if any. */
 static void __switch_pg(struct multipath *m, struct priority_group *pg)
 {
 	struct hw_handler_type *hwht = m->hw_handler.type;
 
+	lockdep_assert_held(&m->lock);
 	m->current_pg = pg;
 	if (m->last_pg && m->last_pg != pg)
 		__queue_event(m);
@@ -272,19 +345,23 @@ static void __switch_pg(struct multipath *m, struct priority_group *pg)
 
 	/* A PG that needs initialising gets no I/O until that is done. */
 	m->pg_init_required = hwht && hwht->pg_init;
+	m->pg_init_count = 0;
 	m->queue_io = m->pg_init_required;
 }
 
-static bool __choose_path_in_pg(struct multipath *m, struct priority_group *pg)
+static bool __choose_path_in_pg(struct multipath *m, struct priority_group *pg,
+				size_t nr_bytes)
 {
 	unsigned int repeat = 0;
 	struct dm_path *path;
 
-	path = pg->ps.type->select_path(&pg->ps, &repeat);
+	lockdep_assert_held(&m->lock);
+	path = pg->ps.type->select_path(&pg->ps, nr_bytes, &repeat);
 	if (!path)
 		return false;
 
 	m->current_pgpath = path_to_pgpath(path);
+	m->per_io_select = repeat == 1;
 
 	/*
 	 * The bio that made this choice is the first of the budget;
@@ -299,11 +376,12 @@ static bool __choose_path_in_pg(struct multipath *m, struct priority_group *pg)
 	return true;
 }
 
-static struct pgpath *__choose_pgpath(struct multipath *m)
+static struct pgpath *__choose_pgpath(struct multipath *m, size_t nr_bytes)
 {
 	struct priority_group *pg;
 	bool bypassed;
 
+	lockdep_assert_held(&m->lock);
 	if (!m->nr_valid_paths)
 		goto failed;
 
@@ -311,12 +389,12 @@ static struct pgpath *__choose_pgpath(struct multipath *m)
 	if (m->next_pg) {
 		pg = m->next_pg;
 		m->next_pg = NULL;
-		if (__choose_path_in_pg(m, pg))
+		if (__choose_path_in_pg(m, pg, nr_bytes))
 			goto out;
 	}
 
 	/* Otherwise stay in the current PG while it has a usable path. */
-	if (m->current_pg && __choose_path_in_pg(m, m->current_pg))
+	if (m->current_pg && __choose_path_in_pg(m, m->current_pg, nr_bytes))
 		goto out;
 
 	/*
@@ -328,7 +406,7 @@ static struct pgpath *__choose_pgpath(struct multipath *m)
 		list_for_each_entry(pg, &m->priority_groups, list) {
 			if (pg->bypassed != bypassed)
 				continue;
-			if (__choose_path_in_pg(m, pg))
+			if (__choose_path_in_pg(m, pg, nr_bytes))
 				goto out;
 		}
 		bypassed = !bypassed;
@@ -344,6 +422,8 @@ out:
 
 static enum no_path_action __no_path_action(struct multipath *m)
 {
+	lockdep_assert_held(&m->lock);
+
 	/* A noflush suspend keeps I/O: dm core holds it for the next table. */
 	if (dm_noflush_suspending(m->ti))
 		return NP_PUSHBACK;
@@ -357,6 +437,7 @@ static enum no_path_action __no_path_action(struct multipath *m)
 
 static void __queue_bio(struct multipath *m, struct bio *bio)
 {
+	lockdep_assert_held(&m->lock);
 	bio_list_add(&m->queued_bios, bio);
 	m->queue_size++;
 }
@@ -364,6 +445,7 @@ static void __queue_bio(struct multipath *m, struct bio *bio)
 /* Can the worker make progress with the queued bios now? */
 static bool __can_dispatch(struct multipath *m)
 {
+	lockdep_assert_held(&m->lock);
 	if (dm_noflush_suspending(m->ti))
 		return true;	/* push them back */
 
@@ -373,8 +455,87 @@ static bool __can_dispatch(struct multipath *m)
 	return __no_path_action(m) != NP_QUEUE;
 }
 
+/* ---- Bounded queueing with no path ---- */
+
+/* The bound in force for this map, in seconds; 0: none. */
+static unsigned long no_path_timeout_secs(struct multipath *m)
+{
+	if (m->no_path_timeout_set)
+		return m->no_path_timeout_secs;
+
+	return READ_ONCE(queue_if_no_path_timeout_secs);
+}
+
+static bool __queueing_with_no_path(struct multipath *m)
+{
+	lockdep_assert_held(&m->lock);
+	return m->queue_if_no_path && !m->nr_valid_paths;
+}
+
+/*
+ * The map has just started (or may have started) to queue for want of a
+ * path: note when, and arm the bound. A timer already running keeps its
+ * deadline.
+ */
+static void __start_no_path_timer(struct multipath *m)
+{
+	unsigned long secs = no_path_timeout_secs(m);
+
+	lockdep_assert_held(&m->lock);
+	if (!__queueing_with_no_path(m) || timer_pending(&m->no_path_timer))
+		return;
+
+	if (!m->no_path_since)
+		m->no_path_since = jiffies ? jiffies : 1;
+	secs = min_t(unsigned long, secs, MPATH_NO_PATH_TIMEOUT_MAX);
+	if (secs)
+		mod_timer(&m->no_path_timer, m->no_path_since + secs * HZ);
+}
+
+/* Queueing ended (a path is back, or queue_if_no_path is off). */
+static void __stop_no_path_timer(struct multipath *m)
+{
+	lockdep_assert_held(&m->lock);
+	m->no_path_since = 0;
+	/* Not _sync: the timer takes m->lock, and sees the state changed. */
+	del_timer(&m->no_path_timer);
+}
+
+static void __set_queue_if_no_path(struct multipath *m, bool queue)
+{
+	lockdep_assert_held(&m->lock);
+	m->queue_if_no_path = queue;
+	if (queue) {
+		__start_no_path_timer(m);
+	} else {
+		__stop_no_path_timer(m);
+		/* Without queueing, bios waiting for a path fail now. */
+		if (m->queue_size)
+			__kick(m);
+	}
+}
+
+static void no_path_timeout(struct timer_list *t)
+{
+	struct multipath *m = from_timer(m, t, no_path_timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (__queueing_with_no_path(m)) {
+		DMWARN("%s: no path for %lu s: queueing bound reached, failing %u queued I/O",
+		       dm_table_device_name(m->ti->table),
+		       (jiffies - m->no_path_since) / HZ, m->queue_size);
+		__set_queue_if_no_path(m, false);
+		__queue_event(m);
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* ---- Path state ---- */
+
 static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 {
+	lockdep_assert_held(&m->lock);
 	if (!pgpath->path.is_active)
 		return;
 
@@ -389,8 +550,10 @@ static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 	if (pgpath == m->current_pgpath)
 		m->current_pgpath = NULL;
 	/* After losing every path, initialise the PG again before use. */
-	if (!m->nr_valid_paths)
+	if (!m->nr_valid_paths) {
 		m->current_pg = NULL;
+		__start_no_path_timer(m);
+	}
 	__update_fast_path(m);
 
 	dm_path_uevent(DM_UEVENT_PATH_FAILED, m->ti, pgpath->path.dev->name,
@@ -403,6 +566,7 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 	struct path_selector *ps = &pgpath->pg->ps;
 	int r;
 
+	lockdep_assert_held(&m->lock);
 	if (pgpath->path.is_active)
 		return 0;
 
@@ -415,6 +579,7 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 
 	pgpath->path.is_active = 1;
 	m->nr_valid_paths++;
+	__stop_no_path_timer(m);
 
 	/* Let the selector consider the path at the next choice. */
 	if (!m->queue_io) {
@@ -438,6 +603,7 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
  */
 static void __choose_again(struct multipath *m)
 {
+	lockdep_assert_held(&m->lock);
 	m->current_pgpath = NULL;
 	m->current_pg = NULL;
 	__update_fast_path(m);
@@ -447,17 +613,35 @@ static void __choose_again(struct multipath *m)
 	__queue_event(m);
 }
 
-static void __bypass_pg(struct multipath *m, struct priority_group *pg,
-			bool bypassed)
+static void __set_pg_bypassed(struct multipath *m, struct priority_group *pg,
+			      bool bypassed)
 {
+	lockdep_assert_held(&m->lock);
 	pg->bypassed = bypassed;
 	__choose_again(m);
+}
+
+/*
+ * What a hardware handler's MP_FAIL_PATH and MP_BYPASS_PG mean, for a failed
+ * bio and a failed pg_init alike: the one place they are applied.
+ * MP_ERROR_IO is the caller's (the bio, or the bios held for the PG).
+ */
+static void __apply_err_flags(struct multipath *m, struct pgpath *pgpath,
+			      unsigned int err_flags)
+{
+	lockdep_assert_held(&m->lock);
+	if (err_flags & MP_FAIL_PATH)
+		__fail_path(m, pgpath);
+
+	if ((err_flags & MP_BYPASS_PG) && !pgpath->pg->bypassed)
+		__set_pg_bypassed(m, pgpath->pg, true);
 }
 
 /* ---- Mapping and the worker ---- */
 
 static int __no_path(struct multipath *m, struct bio *bio)
 {
+	lockdep_assert_held(&m->lock);
 	switch (__no_path_action(m)) {
 	case NP_QUEUE:
 		__queue_bio(m, bio);
@@ -469,12 +653,29 @@ static int __no_path(struct multipath *m, struct bio *bio)
 	}
 }
 
+/* The bio goes down pgpath: tell the selector, if it wants to know. */
+static void start_io(struct pgpath *pgpath, struct mpath_io *mpio,
+		     struct bio *bio)
+{
+	struct path_selector *ps = &pgpath->pg->ps;
+
+	mpio->pgpath = pgpath;
+	bio_set_dev(bio, pgpath->path.dev->bdev);
+
+	if (ps->type->end_io) {
+		mpio->nr_bytes = bio->bi_iter.bi_size;
+		mpio->start_time = ktime_get_ns();
+	}
+	if (ps->type->start_io)
+		ps->type->start_io(ps, &pgpath->path, bio->bi_iter.bi_size);
+}
+
 /*
- * The locked part of mapping, for map() when the fast path cannot be used
- * and for the worker. Returns a DM_MAPIO_* value.
+ * Mapping when map()'s lockless fast path cannot be used, and for the
+ * worker: takes m->lock. Returns a DM_MAPIO_* value.
  */
-static int map_bio_locked(struct multipath *m, struct bio *bio,
-			  struct mpath_io *mpio)
+static int map_bio_slow_path(struct multipath *m, struct bio *bio,
+			     struct mpath_io *mpio)
 {
 	struct pgpath *pgpath = NULL;
 	unsigned long flags;
@@ -485,7 +686,7 @@ static int map_bio_locked(struct multipath *m, struct bio *bio,
 	if (!m->queue_io && m->nr_valid_paths) {
 		pgpath = m->current_pgpath;
 		if (!pgpath || atomic_dec_return(&m->repeat_left) < 0)
-			pgpath = __choose_pgpath(m);
+			pgpath = __choose_pgpath(m, bio->bi_iter.bi_size);
 	}
 
 	if (m->queue_io && m->nr_valid_paths) {
@@ -501,14 +702,13 @@ static int map_bio_locked(struct multipath *m, struct bio *bio,
 	} else if (!pgpath) {
 		r = __no_path(m, bio);
 	} else {
-		mpio->pgpath = pgpath;
 		r = DM_MAPIO_REMAPPED;
 	}
 
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	if (r == DM_MAPIO_REMAPPED)
-		bio_set_dev(bio, pgpath->path.dev->bdev);
+		start_io(pgpath, mpio, bio);
 
 	return r;
 }
@@ -517,6 +717,7 @@ static int multipath_map(struct dm_target *ti, struct bio *bio)
 {
 	struct multipath *m = ti->private;
 	struct mpath_io *mpio = dm_per_bio_data(bio, sizeof(*mpio));
+	struct priority_group *pg;
 	struct pgpath *pgpath;
 
 	mpio_record(mpio, bio);
@@ -524,14 +725,33 @@ static int multipath_map(struct dm_target *ti, struct bio *bio)
 	/* Do not let lower layers retry a dead transport: we have others. */
 	bio->bi_opf |= REQ_FAILFAST_TRANSPORT;
 
+	/* Within the repeat_count of the last choice. */
 	pgpath = READ_ONCE(m->fast_pgpath);
-	if (likely(pgpath && atomic_dec_return(&m->repeat_left) >= 0)) {
-		mpio->pgpath = pgpath;
-		bio_set_dev(bio, pgpath->path.dev->bdev);
-		return DM_MAPIO_REMAPPED;
+	if (likely(pgpath && atomic_dec_return(&m->repeat_left) >= 0))
+		goto remap;
+
+	/*
+	 * A selector that chooses for every bio is asked without m->lock
+	 * (it has its own); only a PG change needs the lock.
+	 */
+	pg = READ_ONCE(m->fast_pg);
+	if (pg) {
+		unsigned int repeat;
+		struct dm_path *path;
+
+		path = pg->ps.type->select_path(&pg->ps, bio->bi_iter.bi_size,
+						&repeat);
+		if (likely(path)) {
+			pgpath = path_to_pgpath(path);
+			goto remap;
+		}
 	}
 
-	return map_bio_locked(m, bio, mpio);
+	return map_bio_slow_path(m, bio, mpio);
+
+remap:
+	start_io(pgpath, mpio, bio);
+	return DM_MAPIO_REMAPPED;
 }
 
 static void dispatch_bios(struct multipath *m, struct bio_list *bios)
@@ -543,7 +763,7 @@ static void dispatch_bios(struct multipath *m, struct bio_list *bios)
 	while ((bio = bio_list_pop(bios))) {
 		struct mpath_io *mpio = dm_per_bio_data(bio, sizeof(*mpio));
 
-		switch (map_bio_locked(m, bio, mpio)) {
+		switch (map_bio_slow_path(m, bio, mpio)) {
 		case DM_MAPIO_REMAPPED:
 			submit_bio_noacct(bio);
 			break;
@@ -582,10 +802,11 @@ static void process_queued_bios(struct work_struct *work)
 		goto out;
 
 	if (m->nr_valid_paths && !m->current_pgpath)
-		__choose_pgpath(m);
+		__choose_pgpath(m, 0);
 
+	/* A retry after a transient pg_init failure waits its delay. */
 	if (m->pg_init_required && m->current_pgpath &&
-	    !m->pg_init_disabled) {
+	    !m->pg_init_disabled && !m->pg_init_delayed) {
 		m->pg_init_required = false;
 		m->pg_init_in_progress = true;
 		init_pgpath = m->current_pgpath;
@@ -609,6 +830,18 @@ out:
 		dispatch_bios(m, &bios);
 }
 
+static void pg_init_retry_work(struct work_struct *work)
+{
+	struct multipath *m = container_of(to_delayed_work(work),
+					   struct multipath, pg_init_retry);
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	m->pg_init_delayed = false;
+	__kick(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
 static void trigger_event(struct work_struct *work)
 {
 	struct multipath *m = container_of(work, struct multipath,
@@ -628,6 +861,7 @@ void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags)
 	struct multipath *m = pg->m;
 	struct bio_list failed;
 	unsigned long flags;
+	bool retry = false;
 	struct bio *bio;
 
 	bio_list_init(&failed);
@@ -641,18 +875,42 @@ void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags)
 		return;
 	}
 
+	/* Transient: try this path again after a delay, a bounded number of times. */
+	if (err_flags & MP_RETRY) {
+		err_flags &= ~MP_RETRY;
+		if (++m->pg_init_count <= m->pg_init_retries) {
+			retry = true;
+		} else {
+			DMWARN("%s: pg_init on %s failed, %u retries used: failing path",
+			       dm_table_device_name(m->ti->table),
+			       path->dev->name, m->pg_init_retries);
+			err_flags |= MP_FAIL_PATH;
+		}
+	}
+
 	/* A bypassed PG was already the last resort: blame the path. */
 	if (err_flags && pg->bypassed)
 		err_flags |= MP_FAIL_PATH;
 
-	if (err_flags & MP_FAIL_PATH)
-		__fail_path(m, pgpath);
+	__apply_err_flags(m, pgpath, err_flags);
 
-	if ((err_flags & MP_BYPASS_PG) && !pg->bypassed)
-		__bypass_pg(m, pg, true);
+	if (retry && !err_flags && pgpath == m->current_pgpath) {
+		/* I/O stays held; the worker starts pg_init again later. */
+		unsigned int delay = m->pg_init_delay_msecs;
 
-	if (!err_flags && pgpath == m->current_pgpath) {
+		if (delay == MPATH_PG_INIT_DELAY_UNSET)
+			delay = MPATH_PG_INIT_DELAY_DEFAULT;
+		DMINFO_LIMIT("%s: pg_init on %s will be retried in %u ms (%u of %u)",
+			     dm_table_device_name(m->ti->table),
+			     path->dev->name, delay, m->pg_init_count,
+			     m->pg_init_retries);
+		m->pg_init_required = true;
+		m->pg_init_delayed = true;
+		queue_delayed_work(kmpathd, &m->pg_init_retry,
+				   msecs_to_jiffies(delay));
+	} else if (!err_flags && !retry && pgpath == m->current_pgpath) {
 		m->queue_io = false;
+		m->pg_init_count = 0;
 		__update_fast_path(m);
 	} else {
 		/*
@@ -702,13 +960,19 @@ static void quiesce_multipath(struct multipath *m)
 	spin_lock_irq(&m->lock);
 	spin_unlock_irq(&m->lock);
 
+	/* A delayed retry is started again by resume (pg_init_required). */
+	cancel_delayed_work_sync(&m->pg_init_retry);
+	spin_lock_irq(&m->lock);
+	m->pg_init_delayed = false;
+	spin_unlock_irq(&m->lock);
+
 	flush_work(&m->process_queued);
 	flush_work(&m->trigger_event);
 }
 
 /*
  * Constructor:
- * <#features> [queue_if_no_path]
+ * <#features> [<feature> [<value>]]*
  * <#hw args> [<hw handler> [<hw arg>]*]
  * <#PGs> <initial PG>
  * { <selector> <#selector args> [<selector arg>]*
@@ -741,33 +1005,133 @@ static int read_count(struct dm_arg_set *as, const struct mp_count *c,
 	return dm_read_arg(&c->arg, as, value, error);
 }
 
+/* A feature word that takes a number: its range and messages. */
+struct mp_feature_value {
+	const char *name;
+	struct mp_count count;
+};
+
+static const struct mp_feature_value pg_init_retries_value = {
+	"pg_init_retries",
+	{{1, MPATH_PG_INIT_RETRIES_MAX, "pg_init_retries must be between 1 and 50"},
+	 "pg_init_retries needs a value"},
+};
+
+static const struct mp_feature_value pg_init_delay_value = {
+	"pg_init_delay_msecs",
+	{{0, MPATH_PG_INIT_DELAY_MAX, "pg_init_delay_msecs must be between 0 and 60000"},
+	 "pg_init_delay_msecs needs a value"},
+};
+
+static const struct mp_feature_value no_path_timeout_value = {
+	"queue_if_no_path_timeout_secs",
+	{{0, MPATH_NO_PATH_TIMEOUT_MAX,
+	  "queue_if_no_path_timeout_secs must be between 0 and 86400"},
+	 "queue_if_no_path_timeout_secs needs a value"},
+};
+
+/*
+ * Read the value of a feature, from the words of the feature section only
+ * (*left of them remain).
+ */
+static int read_feature_value(struct dm_arg_set *as, unsigned int *left,
+			      const struct mp_feature_value *f,
+			      unsigned int *value, char **error)
+{
+	struct dm_arg_set words = { .argc = *left, .argv = as->argv };
+	int r;
+
+	r = read_count(&words, &f->count, value, error);
+	if (r)
+		return r;
+
+	dm_consume_args(as, 1);
+	(*left)--;
+
+	return 0;
+}
+
+static int parse_queue_mode(struct dm_arg_set *as, unsigned int *left,
+			    struct multipath *m, struct dm_target *ti)
+{
+	const char *mode;
+
+	if (!*left) {
+		ti->error = "queue_mode needs a value";
+		return -EINVAL;
+	}
+	mode = dm_shift_arg(as);
+	(*left)--;
+
+	if (!strcasecmp(mode, "bio")) {
+		m->queue_mode_bio = true;
+		return 0;
+	}
+
+	if (!strcasecmp(mode, "rq") || !strcasecmp(mode, "mq")) {
+		DMERR("queue_mode %s not supported: this target is bio-based",
+		      mode);
+		ti->error = "queue_mode rq/mq not supported: this target is bio-based";
+	} else {
+		DMERR("unknown queue_mode '%s' (this target takes only bio)",
+		      mode);
+		ti->error = "unknown queue_mode";
+	}
+
+	return -EINVAL;
+}
+
+/* Linux 6.1's feature words, and queue_if_no_path_timeout_secs (ours). */
 static int parse_features(struct dm_arg_set *as, struct multipath *m,
 			  struct dm_target *ti)
 {
 	static const struct mp_count count = {
-		{0, 1, "invalid number of feature arguments"},
+		{0, 8, "invalid number of feature arguments"},
 		"missing number of feature arguments",
 	};
-	unsigned int argc;
+	unsigned int left;
 	const char *word;
 	int r;
 
-	r = read_count(as, &count, &argc, &ti->error);
-	if (r || !argc)
+	r = read_count(as, &count, &left, &ti->error);
+	if (r)
 		return r;
 
-	word = dm_shift_arg(as);
-	if (!word) {
+	if (as->argc < left) {
 		ti->error = "not enough feature arguments";
 		return -EINVAL;
 	}
 
-	if (strcasecmp(word, "queue_if_no_path")) {
-		ti->error = "unrecognised feature";
-		return -EINVAL;
-	}
+	while (left) {
+		word = dm_shift_arg(as);
+		left--;
 
-	m->queue_if_no_path = true;
+		if (!strcasecmp(word, "queue_if_no_path")) {
+			m->queue_if_no_path = true;
+		} else if (!strcasecmp(word, "retain_attached_hw_handler")) {
+			m->retain_attached_hw_handler = true;
+		} else if (!strcasecmp(word, pg_init_retries_value.name)) {
+			r = read_feature_value(as, &left, &pg_init_retries_value,
+					       &m->pg_init_retries, &ti->error);
+		} else if (!strcasecmp(word, pg_init_delay_value.name)) {
+			r = read_feature_value(as, &left, &pg_init_delay_value,
+					       &m->pg_init_delay_msecs,
+					       &ti->error);
+		} else if (!strcasecmp(word, no_path_timeout_value.name)) {
+			r = read_feature_value(as, &left, &no_path_timeout_value,
+					       &m->no_path_timeout_secs,
+					       &ti->error);
+			m->no_path_timeout_set = true;
+		} else if (!strcasecmp(word, "queue_mode")) {
+			r = parse_queue_mode(as, &left, m, ti);
+		} else {
+			DMERR("unrecognised feature '%s'", word);
+			ti->error = "unrecognised feature";
+			r = -EINVAL;
+		}
+		if (r)
+			return r;
+	}
 
 	return 0;
 }
@@ -781,6 +1145,7 @@ static int parse_hw_handler(struct dm_arg_set *as, struct multipath *m,
 	};
 	struct hw_handler_type *hwht;
 	unsigned int argc;
+	const char *name;
 	int r;
 
 	r = read_count(as, &count, &argc, &ti->error);
@@ -793,16 +1158,18 @@ static int parse_hw_handler(struct dm_arg_set *as, struct multipath *m,
 	}
 
 	/* The count includes the handler's name. */
-	hwht = dm_get_hw_handler(dm_shift_arg(as));
+	name = dm_shift_arg(as);
+	hwht = dm_get_hw_handler(name);
 	if (!hwht) {
+		DMERR("unknown hardware handler type '%s'", name);
 		ti->error = "unknown hardware handler type";
 		return -EINVAL;
 	}
 
-	r = hwht->ctr(&m->hw_handler, argc - 1, as->argv);
+	ti->error = "hardware handler constructor failed";
+	r = hwht->ctr(&m->hw_handler, argc - 1, as->argv, &ti->error);
 	if (r) {
 		dm_put_hw_handler(hwht);
-		ti->error = "hardware handler constructor failed";
 		return r;
 	}
 
@@ -821,6 +1188,7 @@ static int parse_path_selector(struct dm_arg_set *as, struct multipath *m,
 	};
 	struct path_selector_type *pst;
 	unsigned int argc;
+	const char *name;
 	int r;
 
 	if (!as->argc) {
@@ -828,8 +1196,10 @@ static int parse_path_selector(struct dm_arg_set *as, struct multipath *m,
 		return -EINVAL;
 	}
 
-	pst = dm_get_path_selector(dm_shift_arg(as));
+	name = dm_shift_arg(as);
+	pst = dm_get_path_selector(name);
 	if (!pst) {
+		DMERR("unknown path selector type '%s'", name);
 		ti->error = "unknown path selector type";
 		return -EINVAL;
 	}
@@ -844,15 +1214,12 @@ static int parse_path_selector(struct dm_arg_set *as, struct multipath *m,
 		goto bad;
 	}
 
-	r = pst->ctr(&pg->ps, argc, as->argv);
-	if (r) {
-		ti->error = "path selector constructor failed";
+	ti->error = "path selector constructor failed";
+	r = pst->ctr(&pg->ps, argc, as->argv, &ti->error);
+	if (r)
 		goto bad;
-	}
 
 	pg->ps.type = pst;
-	if (pst->end_io)
-		m->ps_end_io = true;
 	dm_consume_args(as, argc);
 
 	return 0;
@@ -885,6 +1252,7 @@ static struct pgpath *parse_path(struct dm_arg_set *as, struct multipath *m,
 				 struct priority_group *pg,
 				 struct dm_target *ti)
 {
+	struct hw_handler *hwh = &m->hw_handler;
 	struct pgpath *p;
 	int r;
 
@@ -898,8 +1266,8 @@ static struct pgpath *parse_path(struct dm_arg_set *as, struct multipath *m,
 			  &p->path.dev);
 	if (r) {
 		ti->error = "error getting device";
-		kfree(p);
-		return ERR_PTR(-EINVAL);
+		r = -EINVAL;
+		goto bad;
 	}
 
 	/*
@@ -912,6 +1280,13 @@ static struct pgpath *parse_path(struct dm_arg_set *as, struct multipath *m,
 		goto bad;
 	}
 
+	if (hwh->type && hwh->type->add_path) {
+		r = hwh->type->add_path(hwh, &p->path, &ti->error);
+		if (r)
+			goto bad;
+		p->hwh_added = true;
+	}
+
 	r = pg->ps.type->add_path(&pg->ps, &p->path, as->argc, as->argv,
 				  &ti->error);
 	if (r)
@@ -922,8 +1297,7 @@ static struct pgpath *parse_path(struct dm_arg_set *as, struct multipath *m,
 	return p;
 
 bad:
-	dm_put_device(ti, p->path.dev);
-	kfree(p);
+	free_pgpath(m, p);
 	return ERR_PTR(r);
 }
 
@@ -989,7 +1363,7 @@ static struct priority_group *parse_priority_group(struct dm_arg_set *as,
 	return pg;
 
 bad:
-	free_priority_group(pg, ti);
+	free_priority_group(pg);
 	return ERR_PTR(r);
 }
 
@@ -1088,24 +1462,13 @@ static void multipath_dtr(struct dm_target *ti)
 {
 	struct multipath *m = ti->private;
 
+	/* The timer kicks the worker: stop it before waiting for that. */
+	del_timer_sync(&m->no_path_timer);
 	quiesce_multipath(m);
 	free_multipath(m);
 }
 
 /* ---- Completion ---- */
-
-static void ps_end_io(struct multipath *m, struct pgpath *pgpath)
-{
-	struct path_selector *ps = &pgpath->pg->ps;
-	unsigned long flags;
-
-	if (!ps->type->end_io)
-		return;
-
-	spin_lock_irqsave(&m->lock, flags);
-	ps->type->end_io(ps, &pgpath->path);
-	spin_unlock_irqrestore(&m->lock, flags);
-}
 
 static int end_io_error(struct multipath *m, struct bio *bio,
 			struct mpath_io *mpio, blk_status_t *error)
@@ -1117,17 +1480,14 @@ static int end_io_error(struct multipath *m, struct bio *bio,
 	int r = DM_ENDIO_DONE;
 
 	if (hwh->type && hwh->type->err)
-		err_flags = hwh->type->err(hwh, bio, *error);
+		err_flags = hwh->type->err(hwh, &pgpath->path, bio, *error);
 	else
-		err_flags = dm_scsi_err_handler(hwh, bio, *error);
+		err_flags = dm_scsi_err_handler(hwh, &pgpath->path, bio,
+						*error);
 
 	spin_lock_irqsave(&m->lock, flags);
 
-	if (err_flags & MP_FAIL_PATH)
-		__fail_path(m, pgpath);
-
-	if ((err_flags & MP_BYPASS_PG) && !pgpath->pg->bypassed)
-		__bypass_pg(m, pgpath->pg, true);
+	__apply_err_flags(m, pgpath, err_flags);
 
 	/* An error of the I/O itself goes back to the caller unchanged. */
 	if (err_flags & MP_ERROR_IO)
@@ -1180,8 +1540,14 @@ static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 	struct mpath_io *mpio = dm_per_bio_data(bio, sizeof(*mpio));
 	struct pgpath *pgpath = mpio->pgpath;
 
-	if (unlikely(m->ps_end_io) && pgpath)
-		ps_end_io(m, pgpath);
+	if (pgpath) {
+		struct path_selector *ps = &pgpath->pg->ps;
+
+		/* The selector keeps its own state safe: no lock of ours. */
+		if (ps->type->end_io)
+			ps->type->end_io(ps, &pgpath->path, mpio->nr_bytes,
+					 mpio->start_time);
+	}
 
 	if (likely(!*error))
 		return DM_ENDIO_DONE;
@@ -1234,23 +1600,112 @@ static void multipath_presuspend_undo(struct dm_target *ti)
 
 static void multipath_postsuspend(struct dm_target *ti)
 {
-	quiesce_multipath(ti->private);
+	struct multipath *m = ti->private;
+
+	/* The bound pauses while suspended; resume re-arms what is left. */
+	del_timer_sync(&m->no_path_timer);
+	quiesce_multipath(m);
 }
 
 static void multipath_resume(struct dm_target *ti)
 {
-	multipath_resume_io(ti->private);
+	struct multipath *m = ti->private;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	__start_no_path_timer(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	multipath_resume_io(m);
 }
 
 /*
  * Status
- * INFO:  1 <queue size>
+ * INFO:  <#features> <queue size> [no_path <seconds queueing> <bound>]
  * <#hw status words> [words]*
  * <#PGs> <current or next PG>
  * { A|D|E <#selector words> [words]* <#paths> <#selector path words>
  * { <device> A|F <fail count> [selector path words]* }+ }*
  * TABLE: the constructor string reproducing the map (see the ctr).
  */
+
+static unsigned int emit_features(struct multipath *m, status_type_t type,
+				  char *result, unsigned int maxlen)
+{
+	unsigned int sz = 0, nr;
+
+	lockdep_assert_held(&m->lock);
+	if (type == STATUSTYPE_INFO) {
+		/* While queueing for want of a path: for how long, and the bound. */
+		if (__queueing_with_no_path(m) && m->no_path_since)
+			DMEMIT("4 %u no_path %lu %lu ", m->queue_size,
+			       (jiffies - m->no_path_since) / HZ,
+			       no_path_timeout_secs(m));
+		else
+			DMEMIT("1 %u ", m->queue_size);
+		return sz;
+	}
+
+	nr = m->queue_if_no_path + m->retain_attached_hw_handler +
+	     (m->pg_init_retries ? 2 : 0) +
+	     (m->pg_init_delay_msecs != MPATH_PG_INIT_DELAY_UNSET ? 2 : 0) +
+	     (m->queue_mode_bio ? 2 : 0) + (m->no_path_timeout_set ? 2 : 0);
+	DMEMIT("%u ", nr);
+	if (m->queue_if_no_path)
+		DMEMIT("queue_if_no_path ");
+	if (m->pg_init_retries)
+		DMEMIT("pg_init_retries %u ", m->pg_init_retries);
+	if (m->pg_init_delay_msecs != MPATH_PG_INIT_DELAY_UNSET)
+		DMEMIT("pg_init_delay_msecs %u ", m->pg_init_delay_msecs);
+	if (m->retain_attached_hw_handler)
+		DMEMIT("retain_attached_hw_handler ");
+	if (m->queue_mode_bio)
+		DMEMIT("queue_mode bio ");
+	if (m->no_path_timeout_set)
+		DMEMIT("queue_if_no_path_timeout_secs %u ",
+		       m->no_path_timeout_secs);
+
+	return sz;
+}
+
+/*
+ * The handler section: the handler emits its own words, the core puts the
+ * count (and, for TABLE, the name) in front, as it does for selectors.
+ */
+static unsigned int emit_hw_handler(struct multipath *m, status_type_t type,
+				    char *result, unsigned int maxlen)
+{
+	struct hw_handler *hwh = &m->hw_handler;
+	unsigned int sz = 0, len = 0, words = 0, i;
+	char prefix[48];
+	int plen;
+
+	if (!hwh->type) {
+		DMEMIT("0 ");
+		return sz;
+	}
+
+	if (hwh->type->status)
+		len = hwh->type->status(hwh, type, result, maxlen);
+	if (len >= maxlen)
+		return maxlen;	/* full: dm core retries with more room */
+	for (i = 0; i < len; i++)
+		words += result[i] == ' ';
+
+	if (type == STATUSTYPE_TABLE)
+		plen = snprintf(prefix, sizeof(prefix), "%u %s ", words + 1,
+				hwh->type->name);
+	else
+		plen = snprintf(prefix, sizeof(prefix), "%u ", words);
+	if (plen >= sizeof(prefix) || len + plen >= maxlen)
+		return maxlen;
+
+	memmove(result + plen, result, len);
+	memcpy(result, prefix, plen);
+	result[len + plen] = '\0';
+
+	return len + plen;
+}
 
 static unsigned int emit_pg_table(struct priority_group *pg, char *result,
 				  unsigned int maxlen)
@@ -1317,7 +1772,6 @@ static void multipath_status(struct dm_target *ti, status_type_t type,
 			     unsigned int maxlen)
 {
 	struct multipath *m = ti->private;
-	struct hw_handler *hwh = &m->hw_handler;
 	struct priority_group *pg;
 	unsigned int sz = 0, pg_num;
 	unsigned long flags;
@@ -1333,21 +1787,9 @@ static void multipath_status(struct dm_target *ti, status_type_t type,
 		goto out;
 	}
 
-	/* Features */
-	if (type == STATUSTYPE_INFO)
-		DMEMIT("1 %u ", m->queue_size);
-	else if (m->queue_if_no_path)
-		DMEMIT("1 queue_if_no_path ");
-	else
-		DMEMIT("0 ");
-
-	/* Hardware handler: with a status hook it emits the whole section. */
-	if (hwh->type && hwh->type->status)
-		sz += hwh->type->status(hwh, type, result + sz, maxlen - sz);
-	else if (!hwh->type || type == STATUSTYPE_INFO)
-		DMEMIT("0 ");
-	else
-		DMEMIT("1 %s ", hwh->type->name);
+	sz += emit_features(m, type, result + sz, maxlen - sz);
+	if (sz < maxlen)
+		sz += emit_hw_handler(m, type, result + sz, maxlen - sz);
 
 	if (m->next_pg)
 		pg_num = m->next_pg->pg_num;
@@ -1370,18 +1812,6 @@ out:
 
 /* ---- Messages ---- */
 
-static void set_queue_if_no_path(struct multipath *m, bool queue)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&m->lock, flags);
-	m->queue_if_no_path = queue;
-	/* Without queueing, bios waiting for a path fail now. */
-	if (!queue && m->queue_size)
-		__kick(m);
-	spin_unlock_irqrestore(&m->lock, flags);
-}
-
 static struct priority_group *find_pg(struct multipath *m, const char *cmd,
 				      const char *arg)
 {
@@ -1400,34 +1830,6 @@ static struct priority_group *find_pg(struct multipath *m, const char *cmd,
 			return pg;
 
 	return NULL;
-}
-
-static int switch_pg(struct multipath *m, struct priority_group *pg)
-{
-	struct priority_group *each;
-	unsigned long flags;
-
-	spin_lock_irqsave(&m->lock, flags);
-	/* An explicit choice: the group states start afresh. */
-	list_for_each_entry(each, &m->priority_groups, list)
-		each->bypassed = false;
-	m->next_pg = pg;
-	__choose_again(m);
-	spin_unlock_irqrestore(&m->lock, flags);
-
-	return 0;
-}
-
-static int bypass_pg(struct multipath *m, struct priority_group *pg,
-		     bool bypassed)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&m->lock, flags);
-	__bypass_pg(m, pg, bypassed);
-	spin_unlock_irqrestore(&m->lock, flags);
-
-	return 0;
 }
 
 /* A device path or "major:minor". */
@@ -1450,16 +1852,68 @@ static int parse_dev(const char *cmd, const char *arg, dev_t *devt)
 	return -EINVAL;
 }
 
-static int path_action(struct multipath *m, const char *cmd, const char *arg,
-		       bool fail)
+static int msg_queue_if_no_path(struct multipath *m, const char *cmd,
+				char **args)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	__set_queue_if_no_path(m, !strcasecmp(cmd, "queue_if_no_path"));
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return 0;
+}
+
+static int msg_switch_group(struct multipath *m, const char *cmd,
+			    char **args)
+{
+	struct priority_group *pg = find_pg(m, cmd, args[0]);
+	struct priority_group *each;
+	unsigned long flags;
+
+	if (!pg)
+		return -EINVAL;
+
+	spin_lock_irqsave(&m->lock, flags);
+	/* An explicit choice: the group states start afresh. */
+	list_for_each_entry(each, &m->priority_groups, list)
+		each->bypassed = false;
+	m->next_pg = pg;
+	__choose_again(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return 0;
+}
+
+/* disable_group and enable_group. */
+static int msg_set_group_bypassed(struct multipath *m, const char *cmd,
+				  char **args)
+{
+	struct priority_group *pg = find_pg(m, cmd, args[0]);
+	unsigned long flags;
+
+	if (!pg)
+		return -EINVAL;
+
+	spin_lock_irqsave(&m->lock, flags);
+	__set_pg_bypassed(m, pg, !strcasecmp(cmd, "disable_group"));
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return 0;
+}
+
+/* fail_path and reinstate_path. */
+static int msg_set_path_state(struct multipath *m, const char *cmd,
+			      char **args)
+{
+	bool fail = !strcasecmp(cmd, "fail_path");
 	struct priority_group *pg;
 	struct pgpath *p;
 	unsigned long flags;
 	dev_t devt;
 	int r;
 
-	r = parse_dev(cmd, arg, &devt);
+	r = parse_dev(cmd, args[0], &devt);
 	if (r)
 		return r;
 
@@ -1480,74 +1934,59 @@ out:
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	if (r == -ENXIO) {
-		DMWARN("%s: %s is not a path of this map", cmd, arg);
+		DMWARN("%s: %s is not a path of this map", cmd, args[0]);
 		return -EINVAL;
 	}
 	if (r)
-		DMWARN("%s: %s refused by the path selector (%d)", cmd, arg, r);
+		DMWARN("%s: %s refused by the path selector (%d)", cmd, args[0],
+		       r);
 
 	return r;
 }
 
+/* The messages, with the number of arguments each takes. */
+static const struct mp_message {
+	const char *name;
+	unsigned int nr_args;
+	int (*handler)(struct multipath *m, const char *cmd, char **args);
+} mp_messages[] = {
+	{ "queue_if_no_path",	0, msg_queue_if_no_path },
+	{ "fail_if_no_path",	0, msg_queue_if_no_path },
+	{ "switch_group",	1, msg_switch_group },
+	{ "disable_group",	1, msg_set_group_bypassed },
+	{ "enable_group",	1, msg_set_group_bypassed },
+	{ "fail_path",		1, msg_set_path_state },
+	{ "reinstate_path",	1, msg_set_path_state },
+};
+
 static int multipath_message(struct dm_target *ti, unsigned int argc,
 			     char **argv, char *result, unsigned int maxlen)
 {
-	struct multipath *m = ti->private;
-	struct priority_group *pg;
-	const char *cmd;
-	unsigned int want;
+	const struct mp_message *msg;
+	unsigned int i;
 
 	if (!argc) {
 		DMWARN("empty message");
 		return -EINVAL;
 	}
-	cmd = argv[0];
 
-	if (!strcasecmp(cmd, "queue_if_no_path") ||
-	    !strcasecmp(cmd, "fail_if_no_path"))
-		want = 1;
-	else if (!strcasecmp(cmd, "switch_group") ||
-		 !strcasecmp(cmd, "disable_group") ||
-		 !strcasecmp(cmd, "enable_group") ||
-		 !strcasecmp(cmd, "fail_path") ||
-		 !strcasecmp(cmd, "reinstate_path"))
-		want = 2;
-	else
-		want = 0;
+	for (i = 0; i < ARRAY_SIZE(mp_messages); i++) {
+		msg = &mp_messages[i];
+		if (strcasecmp(argv[0], msg->name))
+			continue;
 
-	if (!want) {
-		DMWARN("unrecognised message %s", cmd);
-		return -EINVAL;
+		if (argc - 1 != msg->nr_args) {
+			DMWARN("message %s takes %u argument%s, got %u",
+			       msg->name, msg->nr_args,
+			       msg->nr_args == 1 ? "" : "s", argc - 1);
+			return -EINVAL;
+		}
+
+		return msg->handler(ti->private, msg->name, argv + 1);
 	}
 
-	if (argc != want) {
-		DMWARN("message %s takes %u argument%s, got %u", cmd,
-		       want - 1, want == 2 ? "" : "s", argc - 1);
-		return -EINVAL;
-	}
-
-	if (!strcasecmp(cmd, "queue_if_no_path")) {
-		set_queue_if_no_path(m, true);
-		return 0;
-	}
-	if (!strcasecmp(cmd, "fail_if_no_path")) {
-		set_queue_if_no_path(m, false);
-		return 0;
-	}
-
-	if (!strcasecmp(cmd, "fail_path"))
-		return path_action(m, cmd, argv[1], true);
-	if (!strcasecmp(cmd, "reinstate_path"))
-		return path_action(m, cmd, argv[1], false);
-
-	pg = find_pg(m, cmd, argv[1]);
-	if (!pg)
-		return -EINVAL;
-
-	if (!strcasecmp(cmd, "switch_group"))
-		return switch_pg(m, pg);
-
-	return bypass_pg(m, pg, !strcasecmp(cmd, "disable_group"));
+	DMWARN("unrecognised message %s", argv[0]);
+	return -EINVAL;
 }
 
 /* ---- ioctls and device iteration ---- */
@@ -1570,7 +2009,7 @@ static int multipath_prepare_ioctl(struct dm_target *ti,
 	if (!m->queue_io && m->nr_valid_paths) {
 		pgpath = m->current_pgpath;
 		if (!pgpath)
-			pgpath = __choose_pgpath(m);
+			pgpath = __choose_pgpath(m, 0);
 	}
 
 	if (pgpath && !m->queue_io) {
@@ -1618,7 +2057,8 @@ static int multipath_iterate_devices(struct dm_target *ti,
 
 static struct target_type multipath_target = {
 	.name		  = "multipath",
-	.version	  = {1, 0, 4},
+	/* What multipath-tools reads to pick its grammar: see the docs. */
+	.version	  = {1, 14, 0},
 	/* One LUN per map: also what ioctl passthrough needs. */
 	.features	  = DM_TARGET_SINGLETON,
 	.module		  = THIS_MODULE,
@@ -1670,3 +2110,4 @@ module_exit(dm_multipath_exit);
 
 MODULE_DESCRIPTION(DM_NAME " multipath target");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(DM_MPATH_VERSION);

@@ -11,6 +11,7 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 
 #include "dm-path-selector.h"
 
@@ -26,6 +27,11 @@ struct rr_path {
 };
 
 struct rr_selector {
+	/*
+	 * select_path runs without the map's lock when repeat_count is 1
+	 * (the core asks for every bio), beside fail/reinstate_path.
+	 */
+	spinlock_t lock;
 	struct list_head valid;		/* next to use at the head */
 	struct list_head invalid;
 };
@@ -40,19 +46,24 @@ static void free_paths(struct list_head *paths)
 	}
 }
 
-static int rr_ctr(struct path_selector *ps, unsigned int argc, char **argv)
+static int rr_ctr(struct path_selector *ps, unsigned int argc, char **argv,
+		  char **error)
 {
 	struct rr_selector *s;
 
 	if (argc) {
 		DMWARN("takes no selector arguments, got %u", argc);
+		*error = "round-robin: takes no selector arguments";
 		return -EINVAL;
 	}
 
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
+	if (!s) {
+		*error = "round-robin: cannot allocate selector";
 		return -ENOMEM;
+	}
 
+	spin_lock_init(&s->lock);
 	INIT_LIST_HEAD(&s->valid);
 	INIT_LIST_HEAD(&s->invalid);
 	ps->context = s;
@@ -98,7 +109,9 @@ static int rr_add_path(struct path_selector *ps, struct dm_path *path,
 	pi->repeat_count = repeat_count;
 	path->pscontext = pi;
 	/* Table order is the order of first use. */
+	spin_lock_irq(&s->lock);
 	list_add_tail(&pi->list, &s->valid);
+	spin_unlock_irq(&s->lock);
 
 	return 0;
 }
@@ -107,35 +120,46 @@ static void rr_fail_path(struct path_selector *ps, struct dm_path *path)
 {
 	struct rr_selector *s = ps->context;
 	struct rr_path *pi = path->pscontext;
+	unsigned long flags;
 
+	spin_lock_irqsave(&s->lock, flags);
 	list_move(&pi->list, &s->invalid);
+	spin_unlock_irqrestore(&s->lock, flags);
 }
 
 static int rr_reinstate_path(struct path_selector *ps, struct dm_path *path)
 {
 	struct rr_selector *s = ps->context;
 	struct rr_path *pi = path->pscontext;
+	unsigned long flags;
 
 	/* Back at the end of the rotation, with its repeat_count unchanged. */
+	spin_lock_irqsave(&s->lock, flags);
 	list_move_tail(&pi->list, &s->valid);
+	spin_unlock_irqrestore(&s->lock, flags);
 
 	return 0;
 }
 
 static struct dm_path *rr_select_path(struct path_selector *ps,
+				      size_t nr_bytes,
 				      unsigned int *repeat_count)
 {
 	struct rr_selector *s = ps->context;
+	struct dm_path *path = NULL;
 	struct rr_path *pi;
+	unsigned long flags;
 
+	spin_lock_irqsave(&s->lock, flags);
 	pi = list_first_entry_or_null(&s->valid, struct rr_path, list);
-	if (!pi)
-		return NULL;
+	if (pi) {
+		list_move_tail(&pi->list, &s->valid);
+		*repeat_count = pi->repeat_count;
+		path = pi->path;
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
 
-	list_move_tail(&pi->list, &s->valid);
-	*repeat_count = pi->repeat_count;
-
-	return pi->path;
+	return path;
 }
 
 static int rr_status(struct path_selector *ps, struct dm_path *path,
@@ -201,3 +225,4 @@ module_exit(dm_rr_exit);
 
 MODULE_DESCRIPTION(DM_NAME " round-robin multipath path selector");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RR_VERSION);

@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# Helpers for the debug-kernel scenarios (tests/cases/4NN-*.sh), sourced
-# after tests/lib/common.sh inside the guest.  A knob that is missing is a
-# failure, never a skip: these scenarios only run on the debug kernel
-# ("# requires: debug-kernel"), where everything below must exist.
+# Helpers for the debug-kernel scenarios (tests/cases/faults/400-*.sh,
+# tests/cases/debug/99N-*.sh), sourced after tests/lib/common.sh inside the
+# guest.  A knob that is missing is a failure, never a skip: these
+# scenarios only run on the debug kernel ("# requires: debug-kernel"), where
+# everything below must exist.
 
 DBG_KO=${KO_DIR:-$REPO}/tests/modules-debug/mptest_debug.ko
 KMEMLEAK=/sys/kernel/debug/kmemleak

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Helpers for the fuzz scenarios (tests/cases/30x-fuzz-*.sh), on top of
+# Helpers for the fuzz scenarios (tests/cases/fuzz/30x-fuzz-*.sh), on top of
 # tests/lib/common.sh. Runs in the guest.
 
 FUZZ_DIR=$REPO/tests/fuzz

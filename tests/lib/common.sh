@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Shared helpers for the scenarios in tests/cases/. Sourced by each scenario,
-# which runs as root inside the test guest (see tests/vm/guest-init).
+# Shared helpers for the scenarios in tests/cases/FAMILY/. Sourced by each
+# family's rc (tests/cases/FAMILY/rc, which each scenario sources first);
+# scenarios run as root inside the test guest (see tests/vm/guest-init).
 #
 # Output is TAP: one "ok - ..." or "not ok - ..." line per assertion; the
 # harness counts them, and judges exit status, leftovers and the kernel log.
@@ -192,6 +193,37 @@ mp_mods_unload() {
 			modprobe -r "$m" || return 1
 		fi
 	done
+}
+
+# mp_fixture N [MAP ...] [-- SCSI_DEBUG_PARAM ...]: the start most
+# scenarios share: N scsi_debug paths to one LUN (sdebug_up) and our
+# modules loaded; on exit the MAPs are removed, the paths set running again
+# (a scenario may have offlined them), scsi_debug and our modules unloaded.
+# Sets SD_DEVS and SD_NAMES (sdebug_up), DEVNUMS (each path's MAJ:MIN, in
+# SD_DEVS order) and SECTORS (the LUN's size).  A scenario's own clean-up
+# that must come first (stop its I/O, resume a map) is registered after.
+# Ends the scenario, with a failed point, if any of that cannot be set up.
+mp_fixture() {
+	local n=$1 maps=() d
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		maps+=("$1")
+		shift
+	done
+	[ $# -eq 0 ] || shift
+	on_exit "mp_fixture_down ${maps[*]}"
+	sdebug_up "$n" "$@" || { tap_fail "scsi_debug with $n paths${*:+ ($*)}"; exit 1; }
+	check "modules load" mp_mods_load || exit 1
+	DEVNUMS=()
+	for d in "${SD_DEVS[@]}"; do DEVNUMS+=("$(devnum "$d")"); done
+	SECTORS=$(blockdev --getsz "${SD_DEVS[0]}")
+}
+mp_fixture_down() { # mp_fixture_down MAP...: mp_fixture's clean-up
+	local m
+	for m in "$@"; do dm_remove "$m"; done
+	for m in "${SD_NAMES[@]}"; do path_running "$m"; done
+	sdebug_down
+	mp_mods_unload
 }
 
 dm_create() { dmsetup create "$1" --table "$2" && dmsetup mknodes "$1" >/dev/null 2>&1; }

@@ -1,0 +1,119 @@
+#!/bin/bash
+# Table parsing: valid tables round-trip, malformed ones fail and say why.
+# Table matrix: valid tables load and `dmsetup table` round-trips through
+# `dmsetup create`; malformed tables fail with -EINVAL and a specific kernel
+# log line, leave no map behind, and the modules still unload.
+# timeout: 420
+source "${0%/*}/rc"
+
+mp_fixture 2 mpt1 mpt2 mpbad
+A=${DEVNUMS[0]} B=${DEVNUMS[1]}
+
+# roundtrip NAME-SUFFIX CTOR-ARGS EXPECTED-TABLE-ARGS
+roundtrip() {
+	local what=$1 args=$2 want=$3 t1 t2
+	if ! dm_create mpt1 "0 $SECTORS multipath $args"; then
+		tap_fail "valid table loads: $what" "$(dmesg | tail -n 3)"
+		return
+	fi
+	t1=$(dmsetup table mpt1)
+	check_eq "TABLE of '$what'" "0 $SECTORS multipath $want" "$t1"
+	if dm_create mpt2 "$t1"; then
+		t2=$(dmsetup table mpt2)
+		check_eq "'$what': a map created from the TABLE text has the same TABLE" "$t1" "$t2"
+	else
+		tap_fail "'$what': TABLE text loads as a new map" "$t1"
+	fi
+	dm_remove mpt2
+	dm_remove mpt1
+}
+
+roundtrip "1 PG, 2 paths, repeat 16" \
+	"0 0 1 1 round-robin 0 2 1 $A 16 $B 16" \
+	"0 0 1 1 round-robin 0 2 1 $A 16 $B 16 "
+roundtrip "default repeat_count" \
+	"0 0 1 1 round-robin 0 2 0 $A $B" \
+	"0 0 1 1 round-robin 0 2 1 $A 1000 $B 1000 "
+roundtrip "queue_if_no_path, 2 PGs, initial PG 2, device names" \
+	"1 QUEUE_IF_NO_PATH 0 2 2 round-robin 0 1 1 ${SD_DEVS[0]} 7 round-robin 0 1 0 ${SD_DEVS[1]}" \
+	"1 queue_if_no_path 0 2 2 round-robin 0 1 1 $A 7 round-robin 0 1 1 $B 1000 "
+roundtrip "repeat_count 0 (stay until failure)" \
+	"0 0 1 1 round-robin 0 1 1 $A 0" \
+	"0 0 1 1 round-robin 0 1 1 $A 0 "
+roundtrip "no priority groups (all paths gone)" "0 0 0 0" "0 0 0 0 "
+roundtrip "no priority groups with queue_if_no_path" \
+	"1 queue_if_no_path 0 0 0" "1 queue_if_no_path 0 0 0 "
+roundtrip "emc hardware handler, defaults" \
+	"0 1 emc 2 1 round-robin 0 1 0 $A round-robin 0 1 0 $B" \
+	"0 1 emc 2 1 round-robin 0 1 1 $A 1000 round-robin 0 1 1 $B 1000 "
+roundtrip "emc hardware handler with arguments" \
+	"0 3 emc 0 1 1 1 round-robin 0 2 0 $A $B" \
+	"0 3 emc 0 1 1 1 round-robin 0 2 1 $A 1000 $B 1000 "
+
+n_bad=0
+# bad CTOR-ARGS EXPECTED-ERROR
+bad() {
+	local args=$1 msg=$2
+	n_bad=$((n_bad + 1))
+	kmsg_mark
+	check_fail "bad table #$n_bad refused: '$args'" \
+		dmsetup create mpbad --table "0 $SECTORS multipath $args"
+	kmsg_expect "bad table #$n_bad: kernel says '$msg' (-EINVAL)" \
+		"multipath: $msg \(-EINVAL\)"
+	check_fail "bad table #$n_bad left no map" dmsetup info mpbad
+}
+
+bad "" "missing number of feature arguments"
+bad "x 0 1 1 round-robin 0 1 0 $A" "invalid number of feature arguments"
+bad "2 queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
+	"invalid number of feature arguments"
+bad "1" "not enough feature arguments"
+bad "1 no_such_feature 0 1 1 round-robin 0 1 0 $A" "unrecognised feature"
+bad "0" "missing number of hardware handler arguments"
+bad "0 1x 1 1 round-robin 0 1 0 $A" "invalid number of hardware handler arguments"
+bad "0 3 emc 0" "not enough hardware handler arguments"
+bad "0 1 no_such_handler 1 1 round-robin 0 1 0 $A" "unknown hardware handler type"
+bad "0 2 emc 5 1 1 round-robin 0 1 0 $A" "hardware handler constructor failed"
+bad "0 0" "missing number of priority groups"
+bad "0 0 1025 1" "invalid number of priority groups"
+bad "0 0 1" "missing initial priority group number"
+bad "0 0 0 1" "initial priority group must be 0 without priority groups"
+bad "0 0 1 0 round-robin 0 1 0 $A" "initial priority group out of range"
+bad "0 0 1 2 round-robin 0 1 0 $A" "initial priority group out of range"
+bad "0 0 1 +-1 round-robin 0 1 0 $A" "invalid initial priority group number"
+# Numbers past 2^32-1 must not wrap into range (4294967297 = 2^32 + 1).
+bad "0 0 1 4294967297 round-robin 0 1 0 $A" "invalid initial priority group number"
+bad "0 0 4294967297 1 round-robin 0 1 0 $A" "invalid number of priority groups"
+bad "0 0 1 1 round-robin 0 4294967297 0 $A" "invalid number of paths"
+bad "4294967297 queue_if_no_path 0 1 1 round-robin 0 1 0 $A" "invalid number of feature arguments"
+bad "0 0 1 1" "missing priority group"
+bad "0 0 2 1 round-robin 0 1 0 $A" "missing priority group"
+bad "0 0 1 1 no-such-selector 0 1 0 $A" "unknown path selector type"
+bad "0 0 1 1 round-robin" "missing number of path selector arguments"
+bad "0 0 1 1 round-robin 1025 1 0 $A" "invalid number of path selector arguments"
+bad "0 0 1 1 round-robin 3 1 0" "not enough path selector arguments"
+bad "0 0 1 1 round-robin 1 foo 1 0 $A" "path selector constructor failed"
+bad "0 0 1 1 round-robin 0" "missing number of paths"
+bad "0 0 1 1 round-robin 0 0 0" "invalid number of paths"
+bad "0 0 1 1 round-robin 0 1" "missing number of path arguments"
+bad "0 0 1 1 round-robin 0 1 -1 $A" "invalid number of path arguments"
+bad "0 0 1 1 round-robin 0 1 0" "missing path device"
+bad "0 0 1 1 round-robin 0 2 1 $A 10" "missing path device"
+bad "0 0 1 1 round-robin 0 1 1 $A" "not enough path arguments"
+bad "0 0 1 1 round-robin 0 2 1 $A 10 $B" "not enough path arguments"
+bad "0 0 1 1 round-robin 0 1 0 /dev/no-such-device" "error getting device"
+bad "0 0 1 1 round-robin 0 1 0 4095:1048575" "error getting device"
+bad "0 0 1 1 round-robin 0 2 0 $A $A" "duplicate path device"
+bad "0 0 1 1 round-robin 0 2 0 $A ${SD_DEVS[0]}" "duplicate path device"
+bad "0 0 2 1 round-robin 0 1 0 $A round-robin 0 1 0 $A" "duplicate path device"
+bad "0 0 1 1 round-robin 0 1 1 $A 12x" "round-robin: invalid repeat_count"
+bad "0 0 1 1 round-robin 0 1 1 $A -5" "round-robin: invalid repeat_count"
+bad "0 0 1 1 round-robin 0 1 2 $A 1 2" "round-robin: too many path arguments"
+bad "0 0 1 1 round-robin 0 1 0 $A extra" "too many arguments"
+bad "0 0 1 1 round-robin 0 1 0 $A 0 0 1 1" "too many arguments"
+bad "0 0 0 0 round-robin" "too many arguments"
+kmsg_check_expected
+check_match "at least 30 malformed tables tried" "^([3-9][0-9]|[1-9][0-9]{2,})$" "$n_bad"
+
+check_eq "no map left over" "No devices found" "$(dmsetup ls 2>&1)"
+check "modules unload after the matrix" mp_mods_unload

@@ -1,0 +1,97 @@
+#!/bin/bash
+# fio verifies through a 4-path map while paths fail and come back.
+# fio writes and verifies (crc32c) through a 4-path map while the paths fail
+# one by one down to the last (offline, fail_path) and come back: the
+# application sees no I/O error and no verify error; each path's counters
+# show where the I/O went.
+# timeout: 360
+source "${0%/*}/rc"
+
+mp_fixture 4 mpf
+on_exit "kill \$FIO_PID 2>/dev/null; wait"
+P=("${DEVNUMS[@]}") N=("${SD_NAMES[@]}")
+check "create 1-PG map over 4 paths, repeat_count 8" dm_create mpf \
+	"0 $SECTORS multipath 0 0 1 1 round-robin 0 4 1 ${P[0]} 8 ${P[1]} 8 ${P[2]} 8 ${P[3]} 8"
+
+is_failed() { [ "$(path_state mpf "$1")" = F ]; }
+io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }
+running() { kill -0 "$FIO_PID" 2>/dev/null; }
+# io_window WHEN: I/O completed per path in 3 s (into IO[]), fio still running
+io_window() {
+	local i before=()
+	for i in "${!N[@]}"; do before+=("$(io_of "${N[$i]}")"); done
+	sleep 3
+	check "fio still running $1" running
+	IO=()
+	for i in "${!N[@]}"; do IO+=($(($(io_of "${N[$i]}") - before[i]))); done
+}
+
+# 2 loops of $MIB MiB each: long enough to outlast the steps below on either kernel.
+MIB=$(per_kernel 48 16)
+fio --name=failover --filename=/dev/mapper/mpf --direct=1 --ioengine=libaio \
+	--iodepth=8 --bs=4k --rw=randwrite --size=${MIB}M --verify=crc32c \
+	--verify_backlog=512 --verify_fatal=1 --loops=2 \
+	--output-format=json --output=/tmp/fio-failover.json &
+FIO_PID=$!
+sleep 4
+
+kmsg_mark
+diag "step 1: offline ${N[0]}"
+path_offline "${N[0]}"
+check "I/O error on offlined ${N[0]} fails it" wait_until 30 is_failed "${P[0]}"
+diag "step 2: fail_path ${N[1]}"
+check "fail_path ${N[1]}" dmsetup message mpf 0 fail_path "${P[1]}"
+diag "step 3: offline ${N[2]}"
+path_offline "${N[2]}"
+check "I/O error on offlined ${N[2]} fails it" wait_until 30 is_failed "${P[2]}"
+check_match "INFO status: three paths failed, the last active" \
+	" ${P[0]} F 1 ${P[1]} F 1 ${P[2]} F 1 ${P[3]} A 0 $" "$(dmsetup status mpf)"
+check "fio still running on the last path" running
+io_window "after 3 s on the last path"
+diag "I/O in 3 s on one path: ${N[0]}=${IO[0]} ${N[1]}=${IO[1]} ${N[2]}=${IO[2]} ${N[3]}=${IO[3]}"
+check_eq "no I/O completes on the failed paths" "0 0 0" "${IO[0]} ${IO[1]} ${IO[2]}"
+check "the last path carries the I/O" test "${IO[3]}" -gt 10
+log=$(kmsg_since)
+for i in 0 1 2; do
+	check_match "kernel log names failed path ${N[$i]}" "failing path ${P[$i]}([^0-9]|$)" "$log"
+done
+
+diag "step 4: bring them back"
+path_running "${N[0]}"
+path_running "${N[2]}"
+for i in 0 1 2; do
+	check "reinstate_path ${N[$i]}" dmsetup message mpf 0 reinstate_path "${P[$i]}"
+done
+check_match "INFO status: all paths active again" \
+	" ${P[0]} A 1 ${P[1]} A 1 ${P[2]} A 1 ${P[3]} A 0 $" "$(dmsetup status mpf)"
+io_window "after reinstatement"
+diag "I/O in 3 s after reinstatement: ${N[0]}=${IO[0]} ${N[1]}=${IO[1]} ${N[2]}=${IO[2]} ${N[3]}=${IO[3]}"
+for i in 0 1 2; do
+	check "reinstated ${N[$i]} carries I/O again" test "${IO[$i]}" -gt 0
+done
+
+diag "step 5: fail_path of each path in turn while fio runs"
+for i in 3 2 1; do
+	check "fail_path ${N[$i]}" dmsetup message mpf 0 fail_path "${P[$i]}"
+	sleep 1
+done
+sleep 1
+for i in 3 2 1; do
+	check "reinstate_path ${N[$i]}" dmsetup message mpf 0 reinstate_path "${P[$i]}"
+done
+
+wait "$FIO_PID"
+rc=$?
+FIO_PID=
+check_eq "fio exit status" 0 "$rc"
+J=/tmp/fio-failover.json
+check_eq "fio job error" 0 "$(jq '.jobs[0].error' $J)"
+check_eq "fio total_err" 0 "$(jq '.jobs[0].total_err // 0' $J)"
+wbytes=$(jq '.jobs[0].write.io_bytes' $J)
+rbytes=$(jq '.jobs[0].read.io_bytes' $J)
+diag "fio wrote $wbytes bytes, read (verified) $rbytes bytes"
+check_eq "fio wrote everything (2 loops of $MIB MiB)" $((2 * MIB * 1048576)) "$wbytes"
+check_eq "fio read back and verified everything" $((2 * MIB * 1048576)) "$rbytes"
+check_match "no I/O error reached the kernel log as a dm error" "^$" "$(kmsg_since | grep -i 'multipath.*giving up')"
+dm_remove mpf
+check "modules unload" mp_mods_unload

@@ -1,0 +1,100 @@
+#!/bin/bash
+# Table parser fuzz: thousands of generated tables judged by the oracle.
+# Table parser fuzz: thousands of generated tables (valid ones, mutations of
+# valid ones at every boundary, word soup) loaded through the DM ioctls and
+# judged by the oracle of tests/fuzz/oracle.c: valid ones load and print back
+# the canonical table, which loads again and prints itself; invalid ones get
+# EINVAL, a "device-mapper: table: ...: multipath: <why>" line and leave no
+# table; some valid ones are made live and read through. A sample goes
+# through dmsetup too. Afterwards nothing may hold a path device, a module
+# or slab memory.
+# timeout: 400
+source "${0%/*}/rc"
+
+N=$(fuzz_count tables "$(per_kernel 6000 1500)")
+fuzz_begin tables 64 fzx || exit 1
+mp_mods_load && modprobe dm-emc || { tap_fail "modules load"; exit 1; }
+check "path devices signed" "$FUZZ" sign "${NB_DEVS[@]}" || exit 1
+
+# Objects in use in the slab caches a table load allocates from (kmalloc,
+# device-mapper's and the bio caches): the rest (maple_node, vm_area_struct,
+# ...) follow the guest's processes, not the tables. Every cache is shrunk
+# first: that frees what only waits to be freed, including, on the debug
+# kernel, the objects KASAN holds in its quarantine (counted as in use until
+# it lets them go).
+slab() {
+	local f
+	for f in /sys/kernel/slab/*/shrink; do echo 1 >"$f" 2>/dev/null; done
+	awk 'NR > 2 && $1 ~ /^(kmalloc-|dm_|bio)/ { print $1, $2 }' /proc/slabinfo | sort
+}
+slab >/tmp/slab.before
+
+# Unknown selector/handler names and absent devices make the kernel run
+# modprobe (request_module, block-major-M-m): ~1.3 s each in this guest.
+# Point it at nothing for the bulk run; the parser's answers are the same.
+old_modprobe=$(cat /proc/sys/kernel/modprobe)
+on_exit "echo $old_modprobe >/proc/sys/kernel/modprobe"
+echo /nonexistent/modprobe >/proc/sys/kernel/modprobe
+t0=$SECONDS
+"$FUZZ" tables --seed "$SEED" --cases "$N" "${NB_DEVS[@]}" >/tmp/fuzz.out 2>&1
+rc=$?
+echo "$old_modprobe" >/proc/sys/kernel/modprobe
+diag "dm-fuzz ran $((SECONDS - t0)) s"
+grep -A 4 '^FAIL' /tmp/fuzz.out | head -n 80 | sed 's/^/# /'
+sum=$(grep '^dm-fuzz tables: [0-9]' /tmp/fuzz.out)
+diag "$sum"
+grep '^dm-fuzz tables: time' /tmp/fuzz.out | sed 's/^/# /'
+
+cases=$(fuzz_field "$sum" cases)
+valid=$(fuzz_field "$sum" valid)
+invalid=$(fuzz_field "$sum" invalid)
+accepted=$(fuzz_field "$sum" accepted)
+live=$(fuzz_field "$sum" "made live")
+# The first failed case in the check's own line: a summary that shows only
+# the not-ok lines (CI) must still say what failed, and with which seed.
+first=$(grep -m1 '^FAIL' /tmp/fuzz.out | cut -c1-300)
+check_eq "dm-fuzz tables: exit status 0 (no failed case)${first:+ [$first]}" 0 "$rc"
+check_eq "dm-fuzz tables: no failures" 0 "$(fuzz_field "$sum" failures)"
+check "at least 5/6 of $N cases ran ($cases)" test "${cases:-0}" -ge $((N * 5 / 6))
+# A fuzz that only ever hits one branch proves little: both kinds, in bulk.
+check "at least 15% of the cases valid ($valid)" test "${valid:-0}" -ge $((cases * 15 / 100))
+check "at least 40% of the cases invalid ($invalid)" test "${invalid:-0}" -ge $((cases * 40 / 100))
+check_eq "accepted = valid" "$valid" "$accepted"
+check "some valid tables were made live and read through ($live)" test "${live:-0}" -ge $((N / 300))
+
+# The same judgement through dmsetup, for a sample (a second a call here).
+# From "/": the generated tables name some paths relative to it ("dev/nullbN").
+cd / || exit 1
+"$FUZZ" emit --seed "$SEED" --first 100000 --cases 24 "${NB_DEVS[@]}" >/tmp/fuzz.emit
+ok=0 bad=0
+while IFS=$'\t' read -r k verdict canon table; do
+	if dmsetup create fzx --table "0 2048 multipath $table" </dev/null >/dev/null 2>&1; then
+		got=$(dmsetup table fzx | sed 's/^0 2048 multipath //')
+		if [ "$verdict" = valid ] && [ "$(echo $got)" = "$(echo $canon)" ]; then
+			ok=$((ok + 1))
+		else
+			bad=$((bad + 1))
+			diag "dmsetup case $k ($verdict) accepted: '$table' -> '$got'"
+		fi
+		dm_remove fzx
+	elif [ "$verdict" = invalid ] && ! dmsetup info fzx >/dev/null 2>&1; then
+		ok=$((ok + 1))
+	else
+		bad=$((bad + 1))
+		diag "dmsetup case $k ($verdict) rejected: '$table'"
+		dm_remove fzx
+	fi
+done </tmp/fuzz.emit
+check_eq "dmsetup agrees with the oracle on $ok of 24 sample tables" 24 "$ok"
+
+check_eq "no device-mapper device left" "No devices found" "$(dmsetup ls 2>&1)"
+check "the path devices are free (null_blk unloads)" fuzz_nullb_down
+check "dm-multipath, dm-round-robin and dm-emc unload" mp_mods_unload
+
+# A leak in a constructor error path grows some slab by (a share of) the
+# case count: compare against a tenth of it.
+slab >/tmp/slab.after
+grow=$(join /tmp/slab.before /tmp/slab.after | awk '{ print $3 - $2, $1 }' | sort -rn | head -n 3)
+diag "largest slab growth (objects, cache): $(echo $grow)"
+top=$(awk 'NR == 1 { print $1 }' <<<"$grow")
+check "no slab cache grew by $((cases / 10)) objects or more" test "${top:-0}" -lt $((cases / 10))

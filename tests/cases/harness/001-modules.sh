@@ -1,0 +1,25 @@
+#!/bin/bash
+# Our three modules load from this tree, register the target and unload.
+# Our modules load, register the multipath target and unload; modprobe
+# resolves every one of them to this project's files, never the distro's.
+# timeout: 120
+source "${0%/*}/rc"
+
+for m in dm-multipath dm-round-robin dm-emc; do
+	f=$(modinfo -n "$m" 2>&1)
+	check_match "modinfo -n $m resolves to our updates/ copy" "/updates/dm-mpath/$m\.ko$" "$f"
+	check_eq "$m.ko in updates/ is the one built from this tree" \
+		"$(md5sum <"$KO_DIR/$m.ko")" "$(md5sum <"$f")"
+done
+
+check "modprobe dm-multipath" modprobe dm-multipath
+check "dmsetup targets lists multipath" sh -c 'dmsetup targets | grep -q "^multipath "'
+check_match "multipath target version is v1.0.4" '^multipath +v1\.0\.4$' \
+	"$(dmsetup targets | grep '^multipath ')"
+check "modprobe dm-round-robin" modprobe dm-round-robin
+check "modprobe dm-emc" modprobe dm-emc
+for m in dm_multipath dm_round_robin dm_emc; do
+	check "$m is loaded from updates/" sh -c "grep -q '^$m ' /proc/modules"
+done
+check "all three unload" mp_mods_unload
+check_fail "multipath target is gone after unload" sh -c 'dmsetup targets | grep -q "^multipath "'

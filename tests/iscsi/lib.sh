@@ -2,6 +2,8 @@
 # Helpers for the scenarios over the iSCSI SAN (tests/cases/iscsi/), on top
 # of tests/lib/common.sh.  Sourced.
 SAN=$REPO/tests/iscsi
+# shellcheck source=tests/iscsi/layout.sh
+. "$SAN/layout.sh"
 
 # san_start ARGS...: san-up with those arguments; sets SAN_LINKS (p0 ...),
 # SAN_NAMES (sdX, LUN 0 of each link), SAN_DEVS (/dev/sdX), SAN_NUMS

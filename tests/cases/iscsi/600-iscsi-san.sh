@@ -1,4 +1,5 @@
 #!/bin/bash
+# The iSCSI SAN harness: each way of cutting a link, restore, teardown.
 # The iSCSI SAN harness itself: three links to one LUN, each cut one of the
 # three ways (link down, netem loss 100%, iptables DROP) while a reader
 # runs on it: the cut is silence, found by the NOP-Out ping, the session
@@ -7,8 +8,7 @@
 # san-down leaves nothing (namespace, configfs, sessions, modules).
 # No multipath map here: it checks what the other 60x scenarios rely on.
 # timeout: 150
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/iscsi/lib.sh"
+source "${0%/*}/rc"
 
 san_start --links 3 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 || { tap_fail "san-up: 3 links, 1 LUN (noop 2/2 s, replacement_timeout 5 s)"; exit 1; }
 tap_ok "san-up: 3 links, 1 LUN (noop 2/2 s, replacement_timeout 5 s)"
@@ -43,7 +43,6 @@ reader() { # reader sdX OUT
 }
 ways=(down loss drop)
 kmsg_mark
-T0=$(now)
 RP=()
 for i in 0 1 2; do
 	rm -f "/tmp/iscsi-err.$i"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# iSCSI links cut one by one to the last and back under verified fio.
 # A round-robin map over four iSCSI paths while fio writes and verifies
 # (crc32c): the links are cut one by one down to the last (link down, netem
 # loss 100%, iptables DROP: silence each time, no error comes back), then
@@ -8,8 +9,7 @@
 # +1); detection (cut -> path failed) and recovery (restore -> reinstated)
 # times are reported.  Runs without multipathd, with our target.
 # timeout: 240
-source "$REPO/tests/lib/common.sh"
-source "$REPO/tests/iscsi/lib.sh"
+source "${0%/*}/rc"
 
 san_start --links 4 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 || { tap_fail "san-up: 4 links (noop 2/2 s, replacement_timeout 5 s)"; exit 1; }
 tap_ok "san-up: 4 links (noop 2/2 s, replacement_timeout 5 s)"

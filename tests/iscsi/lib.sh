@@ -12,7 +12,9 @@ SAN=$REPO/tests/iscsi
 san_start() {
 	local out l d
 	on_exit "\"$SAN/san-down\""
+	local t0=${EPOCHREALTIME/./}
 	out=$("$SAN/san-up" "$@") || { echo "$out"; return 1; }
+	diag "san-up $* took $(secs_since "$t0") s: $(tr '\n' ';' <<<"$out")"
 	SAN_LINKS=() SAN_NAMES=() SAN_DEVS=() SAN_NUMS=()
 	while read -r l d _; do
 		SAN_LINKS+=("$l") SAN_DEVS+=("$d") SAN_NAMES+=("${d#/dev/}")

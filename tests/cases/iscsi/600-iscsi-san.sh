@@ -7,7 +7,7 @@
 # transport-offline; restored, the same disk is running and readable again;
 # san-down leaves nothing (namespace, configfs, sessions, modules).
 # No multipath map here: it checks what the other 60x scenarios rely on.
-# timeout: 150
+# timeout: 300
 source "${0%/*}/rc"
 
 san_start --links 3 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 || { tap_fail "san-up: 3 links, 1 LUN (noop 2/2 s, replacement_timeout 5 s)"; exit 1; }
@@ -56,7 +56,7 @@ for i in 0 1 2; do
 	check "cut p$i (${ways[i]})" san_ctl cut "p$i" "${ways[i]}"
 done
 for i in 0 1 2; do
-	check "p$i (${ways[i]}): reads fail within 30 s" wait_until 30 test -s "/tmp/iscsi-err.$i"
+	check "p$i (${ways[i]}): reads fail within 60 s" wait_until 60 test -s "/tmp/iscsi-err.$i"
 	e=$(cat "/tmp/iscsi-err.$i" 2>/dev/null) || e=$(now)
 	d=$((e - T[i]))
 	diag "p$i cut by ${ways[i]}: I/O error $((d / 1000000)).$((d / 100000 % 10)) s after the cut"
@@ -71,8 +71,8 @@ for i in 0 1 2; do
 	check "restore p$i" san_ctl restore "p$i"
 done
 for i in 0 1 2; do
-	check "p$i (${ways[i]}): disk running again within 30 s" \
-		wait_until 30 test "$(cat "/sys/block/${SAN_NAMES[i]}/device/state")" = running
+	check "p$i (${ways[i]}): disk running again within 60 s" \
+		wait_until 60 test "$(cat "/sys/block/${SAN_NAMES[i]}/device/state")" = running
 	diag "p$i running again $(secs_since "${T[i]}") s after the restore"
 	check "p$i: the same disk reads the pattern again" cmp -n 1048576 /tmp/iscsi-pat "${SAN_DEVS[i]}"
 done

@@ -8,7 +8,7 @@
 # errors; each cut is one path failure in our target's status (fail_count
 # +1); detection (cut -> path failed) and recovery (restore -> reinstated)
 # times are reported.  Runs without multipathd, with our target.
-# timeout: 240
+# timeout: 420
 source "${0%/*}/rc"
 
 san_start --links 4 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 || { tap_fail "san-up: 4 links (noop 2/2 s, replacement_timeout 5 s)"; exit 1; }
@@ -39,7 +39,7 @@ for i in 0 1 2; do
 	f0=$(fails "${P[i]}")
 	t=$(now)
 	check "cut p$i (${ways[i]})" san_ctl cut "p$i" "${ways[i]}"
-	check "p$i (${N[i]}, cut by ${ways[i]}) failed in the map within 40 s" wait_until 40 is_state "${P[i]}" F
+	check "p$i (${N[i]}, cut by ${ways[i]}) failed in the map within 90 s" wait_until 90 is_state "${P[i]}" F
 	diag "p$i cut by ${ways[i]}: path failed $(secs_since "$t") s after the cut"
 	check_eq "p$i: fail_count +1" $((f0 + 1)) "$(fails "${P[i]}")"
 	check "fio still running" fio_running
@@ -57,7 +57,7 @@ check_match "kernel log: the silence was found by the NOP-Out ping" "ping timeou
 for i in 2 1 0; do
 	t=$(now)
 	check "restore p$i (${ways[i]})" san_ctl restore "p$i"
-	check "p$i reinstated by the checker within 40 s" wait_until 40 is_state "${P[i]}" A
+	check "p$i reinstated by the checker within 90 s" wait_until 90 is_state "${P[i]}" A
 	diag "p$i (${ways[i]}): reinstated $(secs_since "$t") s after the restore"
 	check "p$i carries I/O again" test "$(io_window "$i")" -gt 0
 done

@@ -1,16 +1,16 @@
 #!/bin/bash
 # A flapping iSCSI link under verified fio: no error, the stable path runs.
-# One of two links flaps (down 10 s, up 5 s, about 45 s in all): each down
-# phase outlasts the NOP-Out ping and replacement_timeout (3 s), so the
+# One of two links flaps (down 15 s, up 6 s, about 50 s in all): each down
+# phase outlasts the NOP-Out ping and replacement_timeout (2 s), so the
 # path fails in our map, and each up phase brings the session back, after
 # which the checker reinstates it.  fio (crc32c) sees no error, the stable
 # path never fails and carries the I/O throughout, the flapping path failed
 # and came back more than once, nothing is logged as an error by the map.
 # Runs without multipathd, with our target.
-# timeout: 150
+# timeout: 300
 source "${0%/*}/rc"
 
-san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 3 ||
+san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 2 ||
 	{ tap_fail "san-up: 2 links"; exit 1; }
 tap_ok "san-up: 2 links"
 check "modules load" mp_mods_load
@@ -26,11 +26,11 @@ sleep 3
 check "fio running" fio_running
 
 kmsg_mark
-check "p0 flaps: down 10 s, up 5 s" san_ctl flap p0 15 10 down
+check "p0 flaps: down 15 s, up 6 s" san_ctl flap p0 21 15 down
 # Sample the stable path every 3 s: it must never be failed and must
 # complete I/O in every sample taken while p0 is failed.
 stable_bad=0 samples=0 p0_failed_samples=0
-for ((k = 0; k < 15; k++)); do
+for ((k = 0; k < 16; k++)); do
 	b=$(io_of "${N[1]}") s0=$(path_state mpl "${P[0]}")
 	sleep 3
 	[ "$(path_state mpl "${P[1]}")" = A ] || stable_bad=$((stable_bad + 1))
@@ -46,7 +46,7 @@ check "san-ctl unflap p0" san_ctl unflap p0
 diag "flaps: $(grep -c cut "$SAN_STATE/flap.0.log" 2>/dev/null) cuts; $samples samples, p0 failed in $p0_failed_samples"
 check_eq "the stable path stayed active and carried I/O in every sample" 0 "$stable_bad"
 check "fio ran through the flapping" fio_running
-check "p0 reinstated after the flapping" wait_until 40 test "$(path_state mpl "${P[0]}")" = A
+check "p0 reinstated after the flapping" wait_until 90 test "$(path_state mpl "${P[0]}")" = A
 path_fields mpl "${P[0]}"
 f0=$PATH_FAILS
 path_fields mpl "${P[1]}"

@@ -7,7 +7,7 @@
 # transport-offline; restored, the same disk is running and readable again;
 # san-down leaves nothing (namespace, configfs, sessions, modules).
 # No multipath map here: it checks what the other 60x scenarios rely on.
-# timeout: 300
+# timeout: 420
 source "${0%/*}/rc"
 
 san_start --links 3 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 || { tap_fail "san-up: 3 links, 1 LUN (noop 2/2 s, replacement_timeout 5 s)"; exit 1; }

@@ -8,7 +8,7 @@
 # errors; each cut is one path failure in our target's status (fail_count
 # +1); detection (cut -> path failed) and recovery (restore -> reinstated)
 # times are reported.  Runs without multipathd, with our target.
-# timeout: 420
+# timeout: 600
 source "${0%/*}/rc"
 
 san_start --links 4 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 || { tap_fail "san-up: 4 links (noop 2/2 s, replacement_timeout 5 s)"; exit 1; }

@@ -7,7 +7,7 @@
 # links come back, the checker reinstates the paths, the held I/O completes
 # and everything fio wrote reads back verified.  No I/O error reaches fio.
 # Runs without multipathd, with our target.
-# timeout: 300
+# timeout: 480
 source "${0%/*}/rc"
 
 san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 ||

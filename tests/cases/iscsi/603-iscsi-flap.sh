@@ -7,7 +7,7 @@
 # path never fails and carries the I/O throughout, the flapping path failed
 # and came back more than once, nothing is logged as an error by the map.
 # Runs without multipathd, with our target.
-# timeout: 300
+# timeout: 480
 source "${0%/*}/rc"
 
 san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 2 ||

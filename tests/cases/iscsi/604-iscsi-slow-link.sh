@@ -8,7 +8,7 @@
 # /sys/block/sdX/stat.  Round-robin alternates regardless of latency (about
 # half each); service-time and queue-length must favour the fast path.
 # Runs without multipathd, with our target.
-# timeout: 300
+# timeout: 480
 source "${0%/*}/rc"
 
 san_start --links 2 || { tap_fail "san-up: 2 links"; exit 1; }

@@ -9,7 +9,7 @@
 # over p1 with no error; p0 is restored and the checker reinstates it in
 # the new table; everything verifies.  Runs without multipathd, with our
 # target.
-# timeout: 300
+# timeout: 480
 source "${0%/*}/rc"
 
 san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 ||

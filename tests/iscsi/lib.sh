@@ -106,3 +106,8 @@ fio_stop_check() {
 
 # io_of sdX: reads + writes completed by that disk
 io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }
+# Conditions for wait_until (evaluated at each poll, unlike a "$(...)"
+# argument, which the caller's shell evaluates once):
+io_above() { [ "$(io_of "$1")" -gt "$2" ]; }	# io_above sdX N
+path_is() { [ "$(path_state "$1" "$2")" = "$3" ]; }	# path_is MAP MAJ:MIN A|F
+disk_state_is() { local s=""; { read -r s <"/sys/block/$1/device/state"; } 2>/dev/null; [ "$s" = "$2" ]; }

@@ -72,7 +72,7 @@ for i in 0 1 2; do
 done
 for i in 0 1 2; do
 	check "p$i (${ways[i]}): disk running again within 60 s" \
-		wait_until 60 test "$(cat "/sys/block/${SAN_NAMES[i]}/device/state")" = running
+		wait_until 60 disk_state_is "${SAN_NAMES[i]}" running
 	diag "p$i running again $(secs_since "${T[i]}") s after the restore"
 	check "p$i: the same disk reads the pattern again" cmp -n 1048576 /tmp/iscsi-pat "${SAN_DEVS[i]}"
 done

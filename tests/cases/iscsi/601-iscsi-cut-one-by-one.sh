@@ -47,7 +47,7 @@ done
 check_match "INFO status: three paths failed, the last active" \
 	" ${P[0]} F 1 ${P[1]} F 1 ${P[2]} F 1 ${P[3]} A 0 $" "$(dmsetup status mpi)"
 b=$(io_of "${N[3]}")
-check "the last path carries the I/O" wait_until 10 test "$(io_of "${N[3]}")" -gt $((b + 50))
+check "the last path carries the I/O" wait_until 10 io_above "${N[3]}" $((b + 50))
 log=$(kmsg_since)
 for i in 0 1 2; do
 	check_match "kernel log: our target failed ${N[i]}" "failing path ${P[i]}([^0-9]|$)" "$log"

@@ -54,7 +54,7 @@ check "the held I/O is released (queue size 0)" wait_until 20 queue_size_is mpq 
 check "both paths reinstated within 90 s" wait_until 90 eval 'is_state "${P[0]}" A && is_state "${P[1]}" A'
 diag "both paths back $(secs_since "$t") s after the restore"
 b=$(io_of "${N[0]}")
-check "I/O flows again" wait_until 10 test "$(io_of "${N[0]}")" -gt $((b + 20))
+check "I/O flows again" wait_until 10 io_above "${N[0]}" $((b + 20))
 fio_stop_check /tmp/fio-602.json
 check_eq "no I/O error reached the map's user (kernel log)" "" \
 	"$(kmsg_since | grep -E 'multipath.*giving up|Buffer I/O error on dev dm-')"

@@ -46,7 +46,7 @@ check "san-ctl unflap p0" san_ctl unflap p0
 diag "flaps: $(grep -c cut "$SAN_STATE/flap.0.log" 2>/dev/null) cuts; $samples samples, p0 failed in $p0_failed_samples"
 check_eq "the stable path stayed active and carried I/O in every sample" 0 "$stable_bad"
 check "fio ran through the flapping" fio_running
-check "p0 reinstated after the flapping" wait_until 90 test "$(path_state mpl "${P[0]}")" = A
+check "p0 reinstated after the flapping" wait_until 90 path_is mpl "${P[0]}" A
 path_fields mpl "${P[0]}"
 f0=$PATH_FAILS
 path_fields mpl "${P[1]}"

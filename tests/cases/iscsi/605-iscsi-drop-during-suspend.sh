@@ -44,14 +44,14 @@ diag "suspend took $(secs_since "$t") s from the drop"
 check_match "suspended" "State: *SUSPENDED" "$(dmsetup info mpd)"
 check "resume into the new table" dmsetup resume mpd
 check_match "the new table is live (repeat_count 16)" " ${P[0]} 16 ${P[1]} 16" "$(dmsetup table mpd)"
-check "the new table fails p0 within 60 s" wait_until 60 test "$(path_state mpd "${P[0]}")" = F
+check "the new table fails p0 within 60 s" wait_until 60 path_is mpd "${P[0]}" F
 diag "p0 failed in the new table $(secs_since "$t") s after the drop"
 b=$(io_of "${N[1]}")
-check "fio carries on over p1" wait_until 10 test "$(io_of "${N[1]}")" -gt $((b + 20))
+check "fio carries on over p1" wait_until 10 io_above "${N[1]}" $((b + 20))
 check "fio running" fio_running
 t=$(now)
 check "restore p0" san_ctl restore p0
-check "p0 reinstated within 90 s" wait_until 90 test "$(path_state mpd "${P[0]}")" = A
+check "p0 reinstated within 90 s" wait_until 90 path_is mpd "${P[0]}" A
 diag "p0 reinstated $(secs_since "$t") s after the restore"
 path_fields mpd "${P[1]}"
 check_eq "p1 never failed" 0 "$PATH_FAILS"

@@ -76,7 +76,9 @@ for i in 0 1 2; do
 	diag "p$i running again $(secs_since "${T[i]}") s after the restore"
 	check "p$i: the same disk reads the pattern again" cmp -n 1048576 /tmp/iscsi-pat "${SAN_DEVS[i]}"
 done
-check_match "kernel log: sessions operational after recovery" "operational after recovery" "$(kmsg_since)"
+check "each link's session LOGGED_IN again" \
+	test "$(san_ctl state p0)$(san_ctl state p1)$(san_ctl state p2)" = "LOGGED_IN runningLOGGED_IN runningLOGGED_IN running"
+diag "iscsid: $(grep -c 'operational after recovery' "$SAN_STATE/iscsid.log" 2>/dev/null) sessions 'operational after recovery'"
 
 check "san-down" "$SAN/san-down"
 check_fail "no namespace tgt left" test -e /run/netns/tgt

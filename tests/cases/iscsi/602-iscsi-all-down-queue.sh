@@ -1,0 +1,63 @@
+#!/bin/bash
+# All iSCSI links silent with queue_if_no_path: I/O held, then completed.
+# fio writes and verifies (crc32c) through a round-robin map with
+# queue_if_no_path over two iSCSI paths; both links are cut (link down and
+# iptables DROP), both paths fail (transport errors after
+# replacement_timeout) and the map holds fio's I/O for the whole outage; the
+# links come back, the checker reinstates the paths, the held I/O completes
+# and everything fio wrote reads back verified.  No I/O error reaches fio.
+# Runs without multipathd, with our target.
+# timeout: 480
+source "${0%/*}/rc"
+
+san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 ||
+	{ tap_fail "san-up: 2 links"; exit 1; }
+tap_ok "san-up: 2 links"
+check "modules load" mp_mods_load
+on_exit "dmsetup message mpq 0 fail_if_no_path; dm_remove mpq; mp_mods_unload"
+P=("${SAN_NUMS[@]}") N=("${SAN_NAMES[@]}")
+S=$(blockdev --getsz "${SAN_DEVS[0]}")
+check "create a round-robin map with queue_if_no_path over 2 iSCSI paths" dm_create mpq \
+	"0 $S multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 ${P[0]} 8 ${P[1]} 8"
+checker_start mpq
+fio_start /dev/mapper/mpq /tmp/fio-602.json
+on_exit "san_ctl restore all"
+sleep 3
+check "fio running" fio_running
+
+is_state() { [ "$(path_state mpq "$1")" = "$2" ]; }
+both_failed() { is_state "${P[0]}" F && is_state "${P[1]}" F; }
+queued() { [ "$(queue_size mpq)" -gt 0 ]; }
+kmsg_mark
+t=$(now)
+check "cut p0 (link down)" san_ctl cut p0 down
+check "cut p1 (iptables DROP)" san_ctl cut p1 drop
+check "both paths failed within 90 s" wait_until 90 both_failed
+diag "both paths failed $(secs_since "$t") s after the cuts"
+check "the map holds fio's I/O (queue size > 0)" wait_until 10 queued
+q1=$(queue_size mpq)
+io0=$(($(io_of "${N[0]}") + $(io_of "${N[1]}")))
+sleep 5
+io1=$(($(io_of "${N[0]}") + $(io_of "${N[1]}")))
+q2=$(queue_size mpq)
+diag "held bios: $q1, 5 s later $q2"
+check "still held 5 s later" test "$q2" -gt 0
+check_eq "no I/O completed on either path meanwhile" "$io0" "$io1"
+check "fio waits (still running, no error)" fio_running
+
+t=$(now)
+check "restore p0" san_ctl restore p0
+check "restore p1" san_ctl restore p1
+check "a path reinstated within 90 s" wait_until 90 eval 'is_state "${P[0]}" A || is_state "${P[1]}" A'
+diag "first path back $(secs_since "$t") s after the restore"
+check "the held I/O is released (queue size 0)" wait_until 20 queue_size_is mpq 0
+check "both paths reinstated within 90 s" wait_until 90 eval 'is_state "${P[0]}" A && is_state "${P[1]}" A'
+diag "both paths back $(secs_since "$t") s after the restore"
+b=$(io_of "${N[0]}")
+check "I/O flows again" wait_until 10 io_above "${N[0]}" $((b + 20))
+fio_stop_check /tmp/fio-602.json
+check_eq "no I/O error reached the map's user (kernel log)" "" \
+	"$(kmsg_since | grep -E 'multipath.*giving up|Buffer I/O error on dev dm-')"
+checker_stop
+dm_remove mpq
+check "modules unload" mp_mods_unload

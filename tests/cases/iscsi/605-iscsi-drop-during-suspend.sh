@@ -1,0 +1,63 @@
+#!/bin/bash
+# An iSCSI link silenced while a noflush suspend and table reload runs.
+# fio writes and verifies (crc32c) through a round-robin map over two
+# iSCSI paths.  A new table is loaded, link p0 is silenced (iptables DROP in
+# the target namespace) and a noflush suspend starts at once: it waits for
+# the bios in flight on p0, which fail only after the NOP-Out ping and
+# replacement_timeout, and must keep them (noflush) for the new table.
+# After the resume the new table finds p0 dead and fails it, fio carries on
+# over p1 with no error; p0 is restored and the checker reinstates it in
+# the new table; everything verifies.  Runs without multipathd, with our
+# target.
+# timeout: 480
+source "${0%/*}/rc"
+
+san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 ||
+	{ tap_fail "san-up: 2 links"; exit 1; }
+tap_ok "san-up: 2 links"
+check "modules load" mp_mods_load
+on_exit "dmsetup resume mpd; dm_remove mpd; mp_mods_unload"
+P=("${SAN_NUMS[@]}") N=("${SAN_NAMES[@]}")
+S=$(blockdev --getsz "${SAN_DEVS[0]}")
+check "create a round-robin map over 2 iSCSI paths" dm_create mpd \
+	"0 $S multipath 0 0 1 1 round-robin 0 2 1 ${P[0]} 8 ${P[1]} 8"
+checker_start mpd
+fio_start /dev/mapper/mpd /tmp/fio-605.json
+on_exit "san_ctl restore all"
+sleep 3
+check "fio running" fio_running
+
+kmsg_mark
+check "load a new table (repeat_count 16)" dm_reload mpd \
+	"0 $S multipath 0 0 1 1 round-robin 0 2 1 ${P[0]} 16 ${P[1]} 16"
+t=$(now)
+check "silence p0 (iptables DROP)" san_ctl cut p0 drop
+dmsetup suspend --noflush mpd &
+SP=$!
+sleep 1
+kill -0 $SP 2>/dev/null && w=yes || w=no
+diag "the suspend still waiting for p0's bios 1 s after the drop: $w"
+check "the suspend completes within 90 s" wait_until 90 eval '! kill -0 $SP'
+wait $SP
+check_eq "dmsetup suspend --noflush exit status" 0 "$?"
+diag "suspend took $(secs_since "$t") s from the drop"
+check_match "suspended" "State: *SUSPENDED" "$(dmsetup info mpd)"
+check "resume into the new table" dmsetup resume mpd
+check_match "the new table is live (repeat_count 16)" " ${P[0]} 16 ${P[1]} 16" "$(dmsetup table mpd)"
+check "the new table fails p0 within 60 s" wait_until 60 path_is mpd "${P[0]}" F
+diag "p0 failed in the new table $(secs_since "$t") s after the drop"
+b=$(io_of "${N[1]}")
+check "fio carries on over p1" wait_until 10 io_above "${N[1]}" $((b + 20))
+check "fio running" fio_running
+t=$(now)
+check "restore p0" san_ctl restore p0
+check "p0 reinstated within 90 s" wait_until 90 path_is mpd "${P[0]}" A
+diag "p0 reinstated $(secs_since "$t") s after the restore"
+path_fields mpd "${P[1]}"
+check_eq "p1 never failed" 0 "$PATH_FAILS"
+fio_stop_check /tmp/fio-605.json
+check_eq "no I/O error reached the map's user (kernel log)" "" \
+	"$(kmsg_since | grep -E 'multipath.*giving up|Buffer I/O error on dev dm-')"
+checker_stop
+dm_remove mpd
+check "modules unload" mp_mods_unload

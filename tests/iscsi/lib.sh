@@ -1,0 +1,113 @@
+# shellcheck shell=bash
+# Helpers for the scenarios over the iSCSI SAN (tests/cases/iscsi/), on top
+# of tests/lib/common.sh.  Sourced.
+SAN=$REPO/tests/iscsi
+# shellcheck source=tests/iscsi/layout.sh
+. "$SAN/layout.sh"
+
+# san_start ARGS...: san-up with those arguments; sets SAN_LINKS (p0 ...),
+# SAN_NAMES (sdX, LUN 0 of each link), SAN_DEVS (/dev/sdX), SAN_NUMS
+# (MAJ:MIN); registers san-down (after everything registered before it is
+# undone, i.e. call it first).
+san_start() {
+	local out l d
+	on_exit "\"$SAN/san-down\""
+	local t0=${EPOCHREALTIME/./}
+	out=$("$SAN/san-up" "$@") || { echo "$out"; return 1; }
+	diag "san-up $* took $(secs_since "$t0") s: $(tr '\n' ';' <<<"$out")"
+	SAN_LINKS=() SAN_NAMES=() SAN_DEVS=() SAN_NUMS=()
+	while read -r l d _; do
+		SAN_LINKS+=("$l") SAN_DEVS+=("$d") SAN_NAMES+=("${d#/dev/}")
+		SAN_NUMS+=("$(devnum "$d")")
+	done <<<"$out"
+}
+san_ctl() { "$SAN/san-ctl" "$@"; }
+
+now() { echo "${EPOCHREALTIME/./}"; } # microseconds
+# secs_since T0: seconds (one decimal) from T0 (a now) to now
+secs_since() { local d=$(($(now) - $1)); printf '%d.%d' $((d / 1000000)) $((d / 100000 % 10)); }
+
+# ---- the path checker ---------------------------------------------------
+# What multipathd's checker does for a failed path, and nothing more: every
+# INTERVAL seconds, each path MAP shows failed whose SCSI device is
+# "running" again and answers a 4 KiB direct read is reinstated with a
+# message.  Log lines "<epoch> reinstated MAJ:MIN" in CHECKER_LOG.
+CHECKER_LOG=/tmp/iscsi-checker.log
+checker_start() { # checker_start MAP [INTERVAL]
+	: >"$CHECKER_LOG"
+	_checker "$1" "${2:-0.5}" >>"$CHECKER_LOG" 2>&1 &
+	CHECKER_PID=$!
+	on_exit "checker_stop"
+}
+checker_stop() {
+	[ -n "${CHECKER_PID:-}" ] || return 0
+	kill "$CHECKER_PID" 2>/dev/null
+	wait "$CHECKER_PID" 2>/dev/null
+	CHECKER_PID=
+}
+_checker() {
+	local map=$1 interval=$2 f i dev sd st
+	while :; do
+		read -ra f <<<"$(dmsetup status "$map" 2>/dev/null)"
+		for ((i = 0; i < ${#f[@]} - 1; i++)); do
+			[[ ${f[i]} =~ ^[0-9]+:[0-9]+$ ]] && [ "${f[i + 1]}" = F ] || continue
+			dev=${f[i]}
+			sd=$(readlink "/sys/dev/block/$dev") || continue
+			sd=${sd##*/}
+			st=""
+			{ read -r st <"/sys/block/$sd/device/state"; } 2>/dev/null
+			[ "$st" = running ] || continue
+			timeout 10 dd if="/dev/$sd" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null ||
+				continue
+			dmsetup message "$map" 0 reinstate_path "$dev" &&
+				echo "${EPOCHREALTIME} reinstated $dev"
+		done
+		sleep "$interval"
+	done
+}
+
+# ---- fio --------------------------------------------------------------------
+# fio_start DEV JSON [fio options...]: crc32c-verified random writes on DEV,
+# running until fio_stop (SIGINT: fio ends its jobs and writes its report).
+fio_start() {
+	local dev=$1 json=$2
+	shift 2
+	fio --name=iscsi --filename="$dev" --direct=1 --ioengine=libaio \
+		--iodepth=8 --bs=4k --rw=randwrite --size=32M --verify=crc32c \
+		--verify_backlog=256 --verify_fatal=1 --time_based --runtime=3600 \
+		--output-format=json --output="$json" "$@" >/tmp/fio-iscsi.stderr 2>&1 &
+	FIO_PID=$!
+	on_exit "kill \$FIO_PID 2>/dev/null; wait \$FIO_PID"
+}
+fio_running() { kill -0 "$FIO_PID" 2>/dev/null; }
+# fio_stop_check JSON: stop fio and check its report: no error, no verify
+# failure, something written and verified.  fio stops on SIGINT, exits 128
+# ("terminating on signal 2") and writes that line into its output file
+# ahead of the JSON report.
+fio_stop_check() {
+	local j=$1 rc w r
+	kill -INT "$FIO_PID" 2>/dev/null
+	wait "$FIO_PID"
+	rc=$?
+	FIO_PID=
+	check_match "fio exit status 0, or 128 for our SIGINT" '^(0|128)$' "$rc" ||
+		diag "fio stderr: $(head -c 600 /tmp/fio-iscsi.stderr)"
+	sed -n '/^{/,$p' "$j" >"$j.report"
+	j=$j.report
+	check_eq "fio job error" 0 "$(jq '.jobs[0].error' "$j")"
+	check_eq "fio total_err" 0 "$(jq '.jobs[0].total_err // 0' "$j")"
+	w=$(jq '.jobs[0].write.io_bytes' "$j") r=$(jq '.jobs[0].read.io_bytes' "$j")
+	diag "fio wrote $w bytes, read back and verified $r bytes"
+	check "fio wrote data" test "${w:-0}" -gt 0
+	# Whatever was written more than a verify backlog ago has been verified.
+	check "fio verified what it wrote (all but the last backlog)" \
+		test "${r:-0}" -ge $((${w:-0} - 512 * 4096))
+}
+
+# io_of sdX: reads + writes completed by that disk
+io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }
+# Conditions for wait_until (evaluated at each poll, unlike a "$(...)"
+# argument, which the caller's shell evaluates once):
+io_above() { [ "$(io_of "$1")" -gt "$2" ]; }	# io_above sdX N
+path_is() { [ "$(path_state "$1" "$2")" = "$3" ]; }	# path_is MAP MAJ:MIN A|F
+disk_state_is() { local s=""; { read -r s <"/sys/block/$1/device/state"; } 2>/dev/null; [ "$s" = "$2" ]; }

@@ -7,6 +7,7 @@
 # LIO's configfs state, a timed transition ends in its state, a failed
 # port fails commands and comes back, and lio-down leaves nothing behind.
 # Runs without any device handler (guest-init blocks scsi_dh_alua).
+# tier: full (the default run keeps 501-504, 507, 508 and 557 (with scsi_dh_alua))
 # timeout: 240
 source "${0%/*}/rc"
 

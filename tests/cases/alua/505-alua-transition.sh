@@ -6,6 +6,7 @@
 #    "switch_group 2" is sent: the read that starts its pg_init completes,
 #    after the transition, through group 2; no STPG was needed (LIO shows
 #    group 2 altered implicitly) and no path failed.
+# tier: full (the default run keeps 501-504, 507, 508 and 557 (with scsi_dh_alua))
 # timeout: 300
 source "${0%/*}/rc"
 

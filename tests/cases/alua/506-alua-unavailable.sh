@@ -5,6 +5,7 @@
 # group 2 (standby) is brought in with an STPG (LIO: active/optimized,
 # altered by explicit STPG), fio ends with no error, and the handler's
 # status shows group 1's paths as unavailable.
+# tier: full (the default run keeps 501-504, 507, 508 and 557 (with scsi_dh_alua))
 # timeout: 300
 source "${0%/*}/rc"
 

@@ -6,6 +6,7 @@
 # effect in LIO, and after resume the read completes.  Again with group 2
 # back in standby: "dmsetup remove --force" while the STPG is outstanding
 # returns once the STPG is answered, the map goes, and dm-alua unloads.
+# tier: full (the default run keeps 501-504, 507, 508 and 557 (with scsi_dh_alua))
 # timeout: 300
 source "${0%/*}/rc"
 

@@ -8,6 +8,7 @@
 # group 2 unavailable and a read fails over to group 1, which the array had
 # put in standby.  After each step LIO's configfs states (state, access
 # status) must be the same for all three.
+# tier: full (the default run keeps 501-504, 507, 508 and 557 (with scsi_dh_alua))
 # timeout: 400
 source "${0%/*}/rc"
 

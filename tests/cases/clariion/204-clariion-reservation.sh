@@ -5,6 +5,7 @@
 # ports.  A trespass that honors reservations (code 0x01) on a port other
 # than the holder gets RESERVATION CONFLICT; one that ignores them (0x81)
 # moves ownership anyway.
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 180
 source "${0%/*}/rc"
 

@@ -3,6 +3,7 @@
 # Emulated CLARiiON: malformed trespass parameter lists (05/26/00, or
 # 05/1A/00 for a list cut short), bad CDB fields (05/24/00), unknown
 # opcodes (05/20/00), LBA out of range (05/21/00).  None changes ownership.
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 180
 source "${0%/*}/rc"
 

@@ -3,6 +3,7 @@
 # Emulated CLARiiON control "ndu": during a non-disruptive upgrade a
 # trespass fails NOT READY 02/04/03 and VPD 0xC0 byte 48 is set on every
 # port; I/O on the owner is unaffected.
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 150
 source "${0%/*}/rc"
 

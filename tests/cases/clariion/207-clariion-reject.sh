@@ -2,6 +2,7 @@
 # Emulated CLARiiON control reject-trespass: trespasses fail as set.
 # Emulated CLARiiON control "reject-trespass": trespasses fail with the
 # configured sense (default 05/24/00; e.g. 05/04/00 "array copy busy").
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 150
 source "${0%/*}/rc"
 

@@ -2,6 +2,7 @@
 # Emulated CLARiiON control delay-trespass: a trespass answered late.
 # Emulated CLARiiON control "delay-trespass MS": the trespass is answered MS
 # ms late and ownership moves only then; other ports keep being served.
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 150
 source "${0%/*}/rc"
 

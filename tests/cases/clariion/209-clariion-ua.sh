@@ -3,6 +3,7 @@
 # Emulated CLARiiON control "ua": after an ownership change the first
 # command on each port of the new owner gets UNIT ATTENTION 06/29/00
 # (INQUIRY excepted); the old owner's ports just turn passive.
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 180
 source "${0%/*}/rc"
 

@@ -5,6 +5,7 @@
 # (DID_TRANSPORT_DISRUPTED) and never reach the array; the other ports are
 # unaffected.  "restore" brings it back (LIO then reports I_T nexus loss
 # 06/29/07 once).
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 180
 source "${0%/*}/rc"
 

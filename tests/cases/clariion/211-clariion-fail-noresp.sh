@@ -4,6 +4,7 @@
 # the port (commands are held, not even counted) until "restore".  The
 # kernel gives up on a held command after the TCMU cmd_time_out (4 s here)
 # with NOT READY 02/08/00; after restore the port answers at once.
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 200
 source "${0%/*}/rc"
 

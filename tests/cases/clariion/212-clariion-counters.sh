@@ -2,6 +2,7 @@
 # Emulated CLARiiON per-port counters: exact counts, reset, format.
 # Emulated CLARiiON per-port counters: exact counts for a known sequence of
 # commands, "reset-counters" zeroes them, format is one line per port.
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 150
 source "${0%/*}/rc"
 

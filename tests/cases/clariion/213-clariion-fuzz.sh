@@ -4,6 +4,7 @@
 # (random opcodes and bytes, random data-in/data-out sizes) on random ports
 # never crash or wedge the emulator: it still answers every port and the
 # control socket.
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 420
 source "${0%/*}/rc"
 

@@ -3,6 +3,7 @@
 # Emulated CLARiiON life cycle: clariion-up refuses bad arguments and a
 # second instance, clariion-down removes every configfs object, the
 # emulator, the disks and the target modules it loaded, and is idempotent.
+# tier: full (the emulator's own behaviour, checked whenever it changes; the emc family drives it in the default run)
 # timeout: 200
 source "${0%/*}/rc"
 # The unload is checked here on both kernels: start from no target module,

@@ -6,6 +6,7 @@
 # SP it believes does not own the LUN. dm-emc must keep its view in step
 # with every trespass, or I/O on the new owner's ports fails. Blocked again
 # on exit.
+# tier: full (scsi_dh_emc attached; 262 keeps that way in the default run)
 # timeout: 600
 CL_SCSI_DH=emc
 source "${BASH_SOURCE[0]%/*}/253-emc-trespass-errors.sh"

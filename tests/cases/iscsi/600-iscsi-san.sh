@@ -7,6 +7,7 @@
 # transport-offline; restored, the same disk is running and readable again;
 # san-down leaves nothing (namespace, configfs, sessions, modules).
 # No multipath map here: it checks what the other 60x scenarios rely on.
+# tier: full (the default run keeps 601 (cuts one by one, three ways) and 602)
 # timeout: 420
 source "${0%/*}/rc"
 

@@ -7,6 +7,7 @@
 # path never fails and carries the I/O throughout, the flapping path failed
 # and came back more than once, nothing is logged as an error by the map.
 # Runs without multipathd, with our target.
+# tier: full (the default run keeps 601 (cuts one by one, three ways) and 602)
 # timeout: 480
 source "${0%/*}/rc"
 

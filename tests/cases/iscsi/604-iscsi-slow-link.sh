@@ -8,6 +8,7 @@
 # /sys/block/sdX/stat.  Round-robin alternates regardless of latency (about
 # half each); service-time and queue-length must favour the fast path.
 # Runs without multipathd, with our target.
+# tier: full (the default run keeps 601 (cuts one by one, three ways) and 602)
 # timeout: 480
 source "${0%/*}/rc"
 

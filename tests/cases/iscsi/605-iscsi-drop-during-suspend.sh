@@ -9,6 +9,7 @@
 # over p1 with no error; p0 is restored and the checker reinstates it in
 # the new table; everything verifies.  Runs without multipathd, with our
 # target.
+# tier: full (the default run keeps 601 (cuts one by one, three ways) and 602)
 # timeout: 480
 source "${0%/*}/rc"
 

@@ -10,7 +10,7 @@
 # The configuration says path_selector "round-robin 0" (multipathd's
 # default service-time is not in main yet) and hardware_handler "0"
 # (scsi_debug claims ALUA, no alua handler yet): see tests/lib/multipathd.sh.
-# tier: full (the default run keeps 651 (Debian defaults, failover), 652 and 660)
+# tier: full (the default run keeps 651 (Debian defaults, failover), 652, 653 and 660)
 # timeout: 480
 source "${0%/*}/rc"
 

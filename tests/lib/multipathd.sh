@@ -59,13 +59,12 @@ udev_prop() { udevadm info --query=property --name="$1" | sed -n "s/^$2=//p"; }
 # ---- /etc/multipath.conf --------------------------------------------------
 # mpd_conf_write WWID ALIAS [EXTRA_DEFAULTS [EXTRA_DEVICE]]: a configuration
 # that multipaths only the LUN WWID (everything else is blacklisted by wwid)
-# as map ALIAS, over scsi_debug paths.  The device section carries what the
-# scenarios need until the wave's plugins are in main:
-#  - hardware_handler "0": scsi_debug (vpd_use_hostno=0) claims implicit
-#    ALUA, for which multipathd 0.9.4 writes "1 alua" when nothing else is
-#    configured; there is no alua handler of ours yet.
-#  - path_selector "round-robin 0": multipathd's default is
-#    "service-time 0", not in main yet.
+# as map ALIAS, over scsi_debug paths.  The device section pins
+# hardware_handler "0" (scsi_debug with vpd_use_hostno=0 claims implicit
+# ALUA, for which multipathd 0.9.4 would write "1 alua") and path_selector
+# "round-robin 0" (its default is "service-time 0"), so that these
+# scenarios test multipathd's own behaviour with a fixed table; 651 runs
+# with no configuration at all (mpd_setup ALIAS "-").
 # EXTRA_DEFAULTS and EXTRA_DEVICE are more lines for those sections.
 mpd_conf_write() {
 	mkdir -p /etc/multipath

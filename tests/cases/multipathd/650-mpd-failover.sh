@@ -7,9 +7,9 @@
 # the kernel fails the path on its I/O error and multipathd marks it failed
 # (tur checker: faulty); when the device runs again the checker finds it up
 # and multipathd reinstates it in the map, which carries I/O again.
-# The configuration says path_selector "round-robin 0" (multipathd's
-# default service-time is not in main yet) and hardware_handler "0"
-# (scsi_debug claims ALUA, no alua handler yet): see tests/lib/multipathd.sh.
+# The configuration pins path_selector "round-robin 0" and hardware_handler
+# "0" so that this scenario is about multipathd's own behaviour; 651 runs
+# multipathd's defaults (service-time 0, 1 alua): see tests/lib/multipathd.sh.
 # tier: full (the default run keeps 651 (Debian defaults, failover), 652, 653 and 660)
 # timeout: 480
 source "${0%/*}/rc"

@@ -9,9 +9,9 @@
 # path runs again multipathd reinstates it and turns queueing back on.  fio
 # wrote and verified (crc32c) a region before the outage and verifies it
 # again after it: nothing written is lost.
-# The configuration says path_selector "round-robin 0" (multipathd's
-# default service-time is not in main yet) and hardware_handler "0"
-# (scsi_debug claims ALUA, no alua handler yet): see tests/lib/multipathd.sh.
+# The configuration pins path_selector "round-robin 0" and hardware_handler
+# "0" so that this scenario is about multipathd's own behaviour; 651 runs
+# multipathd's defaults (service-time 0, 1 alua): see tests/lib/multipathd.sh.
 # timeout: 480
 source "${0%/*}/rc"
 

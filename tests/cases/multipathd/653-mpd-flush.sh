@@ -7,9 +7,9 @@
 # stays; closed, the flush removes it (the paths have no holder left);
 # "multipath" then recreates it from the configuration and fio verifies the
 # data through the new map.
-# The configuration says path_selector "round-robin 0" (multipathd's
-# default service-time is not in main yet) and hardware_handler "0"
-# (scsi_debug claims ALUA, no alua handler yet): see tests/lib/multipathd.sh.
+# The configuration pins path_selector "round-robin 0" and hardware_handler
+# "0" so that this scenario is about multipathd's own behaviour; 651 runs
+# multipathd's defaults (service-time 0, 1 alua): see tests/lib/multipathd.sh.
 # timeout: 360
 source "${0%/*}/rc"
 

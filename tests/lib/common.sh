@@ -249,7 +249,11 @@ queue_size_is() { [ "$(queue_size "$1")" = "$2" ]; }
 path_fields() {
 	local f i
 	read -ra f <<<"$(dmsetup status "$1")" || return 1
-	for ((i = 0; i < ${#f[@]} - 2; i++)); do
+	# Past "0 <len> multipath", the features and the handler's words (a
+	# handler such as alua reports per-path words with the device in them).
+	i=$((4 + f[3]))
+	i=$((i + 1 + f[i]))
+	for (( ; i < ${#f[@]} - 2; i++)); do
 		if [ "${f[i]}" = "$2" ]; then
 			# shellcheck disable=SC2034  # PATH_FAILS: read by the scenarios
 			PATH_STATE=${f[i + 1]} PATH_FAILS=${f[i + 2]}

@@ -7,7 +7,8 @@
 # "1 alua", its default selector "service-time 0", one PG per path
 # (failover) and ALUA priorities: the map must load with our selector and
 # handler modules, carry fio --verify=crc32c through a path failure, and
-# take the path back when it runs again.
+# take the path back when it runs again (fio runs 40 s, so that it is
+# writing through the whole failure whatever the machine's speed).
 # timeout: 480
 source "${0%/*}/rc"
 
@@ -24,7 +25,8 @@ check_match "table: two PGs (failover), service-time 0 in each" \
 check_eq "our service-time (MODULE_VERSION) and alua (no distro module of that name) are loaded" "1.0.0 yes" \
 	"$(cat /sys/module/dm_service_time/version 2>&1) $(test -d /sys/module/dm_alua/holders && echo yes)"
 mpd_diag_topology "$M"
-check_eq "multipathd: both paths active and ready" "$NA active ready|$NB active ready" \
+check_eq "multipathd: both paths active and ready" \
+	"$(printf '%s active ready\n' "$NA" "$NB" | sort | paste -sd'|')" \
 	"$(mpd_path_states "$M" | sort | paste -sd'|')"
 
 # Which path the first PG holds: that one carries the I/O.
@@ -37,7 +39,7 @@ io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }
 MIB=$(per_kernel 12 6)
 fio --name=mpd --filename="$MAP_DEV" --direct=1 --ioengine=libaio \
 	--iodepth=8 --bs=4k --rw=randwrite --size="${MIB}M" --verify=crc32c \
-	--verify_backlog=256 --verify_fatal=1 --loops=3 \
+	--verify_backlog=256 --verify_fatal=1 --time_based --runtime=40 \
 	--output-format=json --output=/tmp/fio-mpd651.json &
 FIO_PID=$!
 sleep 3

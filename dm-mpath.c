@@ -1717,6 +1717,11 @@ static void multipath_presuspend(struct dm_target *ti)
 	spin_unlock_irqrestore(&m->lock, flags);
 }
 
+/*
+ * Resume, and an aborted suspend: I/O and pg_init go on, and the no-path
+ * bound runs again (after an aborted suspend its timer is still pending,
+ * and this changes nothing).
+ */
 static void multipath_resume_io(struct multipath *m)
 {
 	unsigned long flags;
@@ -1724,6 +1729,7 @@ static void multipath_resume_io(struct multipath *m)
 	spin_lock_irqsave(&m->lock, flags);
 	m->suspending = false;
 	m->pg_init_disabled = false;
+	__start_no_path_timer(m);
 	if (m->queue_size || m->pg_init_required)
 		__kick(m);
 	spin_unlock_irqrestore(&m->lock, flags);
@@ -1747,11 +1753,6 @@ static void multipath_postsuspend(struct dm_target *ti)
 static void multipath_resume(struct dm_target *ti)
 {
 	struct multipath *m = ti->private;
-	unsigned long flags;
-
-	spin_lock_irqsave(&m->lock, flags);
-	__start_no_path_timer(m);
-	spin_unlock_irqrestore(&m->lock, flags);
 
 	path_stats_publish(m);
 	multipath_resume_io(m);

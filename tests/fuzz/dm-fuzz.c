@@ -776,6 +776,9 @@ int main(int argc, char **argv)
 	const char *mode;
 	int c;
 
+	/* Line by line: a run that dies still leaves its FAIL lines behind. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
 	if (argc < 2)
 		usage();
 	mode = argv[1];

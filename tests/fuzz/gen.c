@@ -44,11 +44,17 @@ void case_seed(uint64_t kind, long k)
 }
 
 /* ---- strings: struct sb and sb_add() are in oracle.c ---- */
+/*
+ * Empty it, and make it a string even when nothing is ever added (the very
+ * first case of a run may be the empty table, and every caller reads .s).
+ */
 static void sb_reset(struct sb *b)
 {
 	b->len = 0;
 	if (b->s)
 		b->s[0] = 0;
+	else
+		sb_add(b, "%s", "");
 }
 
 /* ---- words ---- */

@@ -53,6 +53,8 @@ live=$(fuzz_field "$sum" "made live")
 # The first failed case in the check's own line: a summary that shows only
 # the not-ok lines (CI) must still say what failed, and with which seed.
 first=$(grep -m1 '^FAIL' /tmp/fuzz.out | cut -c1-300)
+# No summary: dm-fuzz died (a signal) or stopped early; say how it ended.
+[ -n "$sum" ] || first="${first:+$first; }no summary, exit $rc, last line: $(tail -n1 /tmp/fuzz.out | cut -c1-200)"
 check_eq "dm-fuzz tables: exit status 0 (no failed case)${first:+ [$first]}" 0 "$rc"
 check_eq "dm-fuzz tables: no failures" 0 "$(fuzz_field "$sum" failures)"
 check "at least 5/6 of $N cases ran ($cases)" test "${cases:-0}" -ge $((N * 5 / 6))

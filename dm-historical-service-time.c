@@ -35,6 +35,7 @@
 #include <linux/spinlock.h>
 
 #include "dm-path-selector.h"
+#include "dm-ps-path-list.h"
 
 #define DM_MSG_PREFIX "multipath"
 
@@ -61,7 +62,7 @@
 #define HST_MAX_IN_FLIGHT	HST_ONE
 
 struct hst_path {
-	struct list_head list;	/* in valid or failed, under hst_selector.lock */
+	struct list_head list;	/* in hst_selector.paths */
 	struct dm_path *path;
 	unsigned int repeat_count;	/* as the table gave it, for TABLE status */
 
@@ -84,25 +85,14 @@ struct hst_snapshot {
 };
 
 struct hst_selector {
-	/* Protects the lists; select_path runs concurrently with itself. */
-	spinlock_t lock;
-	struct list_head valid;		/* least recently chosen first */
-	struct list_head failed;
-	unsigned int nr_valid;	/* under lock; read by end_io without it */
+	/* valid: least recently chosen first; nr_valid read by end_io. */
+	struct ps_path_list paths;
 
 	/* Fixed after the constructor. */
 	unsigned int base_weight;
 	unsigned int threshold_multiplier;
 	unsigned int weights[HST_BUCKETS];	/* fixed point, 1/1024 */
 };
-
-/* A refused argument: the table load fails with msg, and the log says why. */
-static int hst_refuse(char **error, char *msg, const char *word)
-{
-	*error = msg;
-	DMWARN("%s: '%s'", msg, word);
-	return -EINVAL;
-}
 
 static void hst_init_weights(struct hst_selector *s)
 {
@@ -125,18 +115,18 @@ static int hst_ctr(struct path_selector *ps, unsigned int argc, char **argv,
 	struct hst_selector *s;
 
 	if (argc > 2)
-		return hst_refuse(error,
+		return ps_refuse(error,
 				  "historical-service-time: too many selector arguments (only <base_weight> <threshold_multiplier>)",
 				  argv[2]);
 
 	if (argc >= 1 && (kstrtouint(argv[0], 10, &base_weight) ||
 			  base_weight >= HST_ONE))
-		return hst_refuse(error,
+		return ps_refuse(error,
 				  "historical-service-time: invalid base_weight (0-1023)",
 				  argv[0]);
 
 	if (argc == 2 && kstrtouint(argv[1], 10, &threshold_multiplier))
-		return hst_refuse(error,
+		return ps_refuse(error,
 				  "historical-service-time: invalid threshold_multiplier",
 				  argv[1]);
 
@@ -146,9 +136,7 @@ static int hst_ctr(struct path_selector *ps, unsigned int argc, char **argv,
 		return -ENOMEM;
 	}
 
-	spin_lock_init(&s->lock);
-	INIT_LIST_HEAD(&s->valid);
-	INIT_LIST_HEAD(&s->failed);
+	ps_path_list_init(&s->paths);
 	s->base_weight = base_weight;
 	s->threshold_multiplier = threshold_multiplier;
 	hst_init_weights(s);
@@ -157,22 +145,16 @@ static int hst_ctr(struct path_selector *ps, unsigned int argc, char **argv,
 	return 0;
 }
 
-static void hst_free_paths(struct list_head *paths)
+static void hst_free_path(struct list_head *entry)
 {
-	struct hst_path *pi, *next;
-
-	list_for_each_entry_safe(pi, next, paths, list) {
-		list_del(&pi->list);
-		kfree(pi);
-	}
+	kfree(list_entry(entry, struct hst_path, list));
 }
 
 static void hst_dtr(struct path_selector *ps)
 {
 	struct hst_selector *s = ps->context;
 
-	hst_free_paths(&s->valid);
-	hst_free_paths(&s->failed);
+	ps_path_list_free(&s->paths, hst_free_path);
 	kfree(s);
 	ps->context = NULL;
 }
@@ -184,15 +166,14 @@ static int hst_add_path(struct path_selector *ps, struct dm_path *path,
 	struct hst_selector *s = ps->context;
 	unsigned int repeat_count = HST_REPEAT_COUNT;
 	struct hst_path *pi;
-	unsigned long flags;
 
 	if (argc > 1)
-		return hst_refuse(error,
+		return ps_refuse(error,
 				  "historical-service-time: too many path arguments (only <repeat_count>)",
 				  argv[1]);
 
 	if (argc == 1 && kstrtouint(argv[0], 10, &repeat_count))
-		return hst_refuse(error,
+		return ps_refuse(error,
 				  "historical-service-time: invalid repeat_count",
 				  argv[0]);
 
@@ -208,11 +189,7 @@ static int hst_add_path(struct path_selector *ps, struct dm_path *path,
 	/* 1 ns until measured: a new path is tried early. */
 	pi->avg = HST_ONE;
 	path->pscontext = pi;
-
-	spin_lock_irqsave(&s->lock, flags);
-	list_add_tail(&pi->list, &s->valid);
-	WRITE_ONCE(s->nr_valid, s->nr_valid + 1);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_path_list_add(&s->paths, &pi->list);
 
 	return 0;
 }
@@ -221,24 +198,16 @@ static void hst_fail_path(struct path_selector *ps, struct dm_path *path)
 {
 	struct hst_selector *s = ps->context;
 	struct hst_path *pi = path->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	list_move(&pi->list, &s->failed);
-	WRITE_ONCE(s->nr_valid, s->nr_valid - 1);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_path_list_fail(&s->paths, &pi->list);
 }
 
 static int hst_reinstate_path(struct path_selector *ps, struct dm_path *path)
 {
 	struct hst_selector *s = ps->context;
 	struct hst_path *pi = path->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	list_move_tail(&pi->list, &s->valid);
-	WRITE_ONCE(s->nr_valid, s->nr_valid + 1);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_path_list_reinstate(&s->paths, &pi->list);
 
 	return 0;
 }
@@ -319,9 +288,9 @@ static struct hst_path *hst_soonest(struct hst_selector *s, u64 now)
 	struct hst_snapshot snap, best_snap = {};
 	struct hst_path *pi, *best = NULL;
 
-	lockdep_assert_held(&s->lock);
+	lockdep_assert_held(&s->paths.lock);
 
-	list_for_each_entry(pi, &s->valid, list) {
+	list_for_each_entry(pi, &s->paths.valid, list) {
 		hst_snapshot(pi, &snap);
 		if (!best || hst_better(s, &snap, &best_snap, now)) {
 			best = pi;
@@ -342,14 +311,13 @@ static struct dm_path *hst_select_path(struct path_selector *ps,
 	struct hst_path *pi;
 	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
+	spin_lock_irqsave(&s->paths.lock, flags);
 	pi = hst_soonest(s, now);
 	if (pi) {
-		/* Last in line for the next tie, so that ties rotate. */
-		list_move_tail(&pi->list, &s->valid);
+		ps_path_list_rotate(&s->paths, &pi->list);
 		path = pi->path;
 	}
-	spin_unlock_irqrestore(&s->lock, flags);
+	spin_unlock_irqrestore(&s->paths.lock, flags);
 
 	/* The estimate changes with every I/O: choose again for the next. */
 	*repeat_count = 1;
@@ -404,7 +372,7 @@ static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 		  HST_SHIFT;
 	pi->in_flight--;
 	pi->fresh_until = pi->last_finish +
-			  READ_ONCE(s->nr_valid) * (pi->avg >> HST_SHIFT);
+			  READ_ONCE(s->paths.nr_valid) * (pi->avg >> HST_SHIFT);
 
 	spin_unlock_irqrestore(&pi->lock, flags);
 

@@ -96,6 +96,17 @@ struct path_selector_type {
 		      size_t nr_bytes, u64 start_time);
 };
 
+/*
+ * For a selector's ctr/add_path: refuse an argument. msg (static, naming
+ * what was wrong) becomes ti->error; the log line adds the word refused.
+ * A macro, so that the line carries the selector's own DM_MSG_PREFIX.
+ */
+#define ps_refuse(error, msg, word) ({				\
+	*(error) = (msg);					\
+	DMWARN("%s: '%s'", (msg), (word));			\
+	-EINVAL;						\
+})
+
 int dm_register_path_selector(struct path_selector_type *type);
 int dm_unregister_path_selector(struct path_selector_type *type);
 

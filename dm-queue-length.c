@@ -20,6 +20,7 @@
 #include <linux/spinlock.h>
 
 #include "dm-path-selector.h"
+#include "dm-ps-path-list.h"
 
 #define DM_MSG_PREFIX "multipath"
 
@@ -27,7 +28,7 @@
 #define QL_REPEAT_COUNT	1	/* the only repeat_count that has an effect */
 
 struct ql_path {
-	struct list_head list;	/* in valid or failed, under ql_selector.lock */
+	struct list_head list;	/* in ql_selector.paths */
 	struct dm_path *path;
 	unsigned int repeat_count;	/* as the table gave it, for TABLE status */
 	atomic_t in_flight;		/* start_io'd and not yet end_io'd */
@@ -35,23 +36,11 @@ struct ql_path {
 
 struct ql_selector {
 	/*
-	 * select_path runs without the map lock and concurrently with itself
-	 * and with fail/reinstate (which run under the map lock with
-	 * interrupts off): the lists need a lock of their own. The in-flight
-	 * counts are atomics so that start_io/end_io never take it.
+	 * valid: least recently chosen first. The in-flight counts are
+	 * atomics so that start_io/end_io never take the lists' lock.
 	 */
-	spinlock_t lock;
-	struct list_head valid;		/* least recently chosen first */
-	struct list_head failed;
+	struct ps_path_list paths;
 };
-
-/* A refused argument: the table load fails with msg, and the log says why. */
-static int ql_refuse(char **error, char *msg, const char *word)
-{
-	*error = msg;
-	DMWARN("%s: '%s'", msg, word);
-	return -EINVAL;
-}
 
 static int ql_ctr(struct path_selector *ps, unsigned int argc, char **argv,
 		  char **error)
@@ -59,7 +48,7 @@ static int ql_ctr(struct path_selector *ps, unsigned int argc, char **argv,
 	struct ql_selector *s;
 
 	if (argc)
-		return ql_refuse(error, "queue-length: takes no selector arguments",
+		return ps_refuse(error, "queue-length: takes no selector arguments",
 				 argv[0]);
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -68,30 +57,22 @@ static int ql_ctr(struct path_selector *ps, unsigned int argc, char **argv,
 		return -ENOMEM;
 	}
 
-	spin_lock_init(&s->lock);
-	INIT_LIST_HEAD(&s->valid);
-	INIT_LIST_HEAD(&s->failed);
+	ps_path_list_init(&s->paths);
 	ps->context = s;
 
 	return 0;
 }
 
-static void ql_free_paths(struct list_head *paths)
+static void ql_free_path(struct list_head *entry)
 {
-	struct ql_path *pi, *next;
-
-	list_for_each_entry_safe(pi, next, paths, list) {
-		list_del(&pi->list);
-		kfree(pi);
-	}
+	kfree(list_entry(entry, struct ql_path, list));
 }
 
 static void ql_dtr(struct path_selector *ps)
 {
 	struct ql_selector *s = ps->context;
 
-	ql_free_paths(&s->valid);
-	ql_free_paths(&s->failed);
+	ps_path_list_free(&s->paths, ql_free_path);
 	kfree(s);
 	ps->context = NULL;
 }
@@ -103,15 +84,14 @@ static int ql_add_path(struct path_selector *ps, struct dm_path *path,
 	struct ql_selector *s = ps->context;
 	unsigned int repeat_count = QL_REPEAT_COUNT;
 	struct ql_path *pi;
-	unsigned long flags;
 
 	if (argc > 1)
-		return ql_refuse(error,
+		return ps_refuse(error,
 				 "queue-length: too many path arguments (only <repeat_count>)",
 				 argv[1]);
 
 	if (argc == 1 && kstrtouint(argv[0], 10, &repeat_count))
-		return ql_refuse(error, "queue-length: invalid repeat_count",
+		return ps_refuse(error, "queue-length: invalid repeat_count",
 				 argv[0]);
 
 	if (repeat_count > QL_REPEAT_COUNT) {
@@ -130,10 +110,7 @@ static int ql_add_path(struct path_selector *ps, struct dm_path *path,
 	pi->repeat_count = repeat_count;
 	atomic_set(&pi->in_flight, 0);
 	path->pscontext = pi;
-
-	spin_lock_irqsave(&s->lock, flags);
-	list_add_tail(&pi->list, &s->valid);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_path_list_add(&s->paths, &pi->list);
 
 	return 0;
 }
@@ -142,22 +119,16 @@ static void ql_fail_path(struct path_selector *ps, struct dm_path *path)
 {
 	struct ql_selector *s = ps->context;
 	struct ql_path *pi = path->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	list_move(&pi->list, &s->failed);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_path_list_fail(&s->paths, &pi->list);
 }
 
 static int ql_reinstate_path(struct path_selector *ps, struct dm_path *path)
 {
 	struct ql_selector *s = ps->context;
 	struct ql_path *pi = path->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	list_move_tail(&pi->list, &s->valid);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_path_list_reinstate(&s->paths, &pi->list);
 
 	return 0;
 }
@@ -168,9 +139,9 @@ static struct ql_path *ql_shortest(struct ql_selector *s)
 	struct ql_path *pi, *best = NULL;
 	int best_len = INT_MAX;
 
-	lockdep_assert_held(&s->lock);
+	lockdep_assert_held(&s->paths.lock);
 
-	list_for_each_entry(pi, &s->valid, list) {
+	list_for_each_entry(pi, &s->paths.valid, list) {
 		int len = atomic_read(&pi->in_flight);
 
 		if (len < best_len) {
@@ -193,14 +164,13 @@ static struct dm_path *ql_select_path(struct path_selector *ps,
 	struct ql_path *pi;
 	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
+	spin_lock_irqsave(&s->paths.lock, flags);
 	pi = ql_shortest(s);
 	if (pi) {
-		/* Last in line for the next tie, so that ties rotate. */
-		list_move_tail(&pi->list, &s->valid);
+		ps_path_list_rotate(&s->paths, &pi->list);
 		path = pi->path;
 	}
-	spin_unlock_irqrestore(&s->lock, flags);
+	spin_unlock_irqrestore(&s->paths.lock, flags);
 
 	/* Queue lengths change with every I/O: choose again for the next. */
 	*repeat_count = 1;

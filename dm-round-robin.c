@@ -14,6 +14,7 @@
 #include <linux/spinlock.h>
 
 #include "dm-path-selector.h"
+#include "dm-ps-path-list.h"
 
 #define DM_MSG_PREFIX "multipath round-robin"
 
@@ -21,29 +22,22 @@
 #define RR_REPEAT_COUNT	1000	/* default I/Os per path before moving on */
 
 struct rr_path {
-	struct list_head list;	/* in valid or invalid */
+	struct list_head list;	/* in rr_selector.paths */
 	struct dm_path *path;
 	unsigned int repeat_count;
 };
 
 struct rr_selector {
 	/*
-	 * select_path runs without the map's lock when repeat_count is 1
-	 * (the core asks for every bio), beside fail/reinstate_path.
+	 * valid: the next to use at the head. select_path runs without the
+	 * map's lock when repeat_count is 1 (the core asks for every bio).
 	 */
-	spinlock_t lock;
-	struct list_head valid;		/* next to use at the head */
-	struct list_head invalid;
+	struct ps_path_list paths;
 };
 
-static void free_paths(struct list_head *paths)
+static void rr_free_path(struct list_head *entry)
 {
-	struct rr_path *pi, *next;
-
-	list_for_each_entry_safe(pi, next, paths, list) {
-		list_del(&pi->list);
-		kfree(pi);
-	}
+	kfree(list_entry(entry, struct rr_path, list));
 }
 
 static int rr_ctr(struct path_selector *ps, unsigned int argc, char **argv,
@@ -51,11 +45,9 @@ static int rr_ctr(struct path_selector *ps, unsigned int argc, char **argv,
 {
 	struct rr_selector *s;
 
-	if (argc) {
-		DMWARN("takes no selector arguments, got %u", argc);
-		*error = "round-robin: takes no selector arguments";
-		return -EINVAL;
-	}
+	if (argc)
+		return ps_refuse(error, "round-robin: takes no selector arguments",
+				 argv[0]);
 
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s) {
@@ -63,9 +55,7 @@ static int rr_ctr(struct path_selector *ps, unsigned int argc, char **argv,
 		return -ENOMEM;
 	}
 
-	spin_lock_init(&s->lock);
-	INIT_LIST_HEAD(&s->valid);
-	INIT_LIST_HEAD(&s->invalid);
+	ps_path_list_init(&s->paths);
 	ps->context = s;
 
 	return 0;
@@ -75,8 +65,7 @@ static void rr_dtr(struct path_selector *ps)
 {
 	struct rr_selector *s = ps->context;
 
-	free_paths(&s->valid);
-	free_paths(&s->invalid);
+	ps_path_list_free(&s->paths, rr_free_path);
 	kfree(s);
 	ps->context = NULL;
 }
@@ -89,15 +78,13 @@ static int rr_add_path(struct path_selector *ps, struct dm_path *path,
 	unsigned int repeat_count = RR_REPEAT_COUNT;
 	struct rr_path *pi;
 
-	if (argc > 1) {
-		*error = "round-robin: too many path arguments";
-		return -EINVAL;
-	}
+	if (argc > 1)
+		return ps_refuse(error, "round-robin: too many path arguments",
+				 argv[1]);
 
-	if (argc == 1 && kstrtouint(argv[0], 10, &repeat_count)) {
-		*error = "round-robin: invalid repeat_count";
-		return -EINVAL;
-	}
+	if (argc == 1 && kstrtouint(argv[0], 10, &repeat_count))
+		return ps_refuse(error, "round-robin: invalid repeat_count",
+				 argv[0]);
 
 	pi = kmalloc(sizeof(*pi), GFP_KERNEL);
 	if (!pi) {
@@ -109,9 +96,7 @@ static int rr_add_path(struct path_selector *ps, struct dm_path *path,
 	pi->repeat_count = repeat_count;
 	path->pscontext = pi;
 	/* Table order is the order of first use. */
-	spin_lock_irq(&s->lock);
-	list_add_tail(&pi->list, &s->valid);
-	spin_unlock_irq(&s->lock);
+	ps_path_list_add(&s->paths, &pi->list);
 
 	return 0;
 }
@@ -120,23 +105,17 @@ static void rr_fail_path(struct path_selector *ps, struct dm_path *path)
 {
 	struct rr_selector *s = ps->context;
 	struct rr_path *pi = path->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	list_move(&pi->list, &s->invalid);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_path_list_fail(&s->paths, &pi->list);
 }
 
 static int rr_reinstate_path(struct path_selector *ps, struct dm_path *path)
 {
 	struct rr_selector *s = ps->context;
 	struct rr_path *pi = path->pscontext;
-	unsigned long flags;
 
 	/* Back at the end of the rotation, with its repeat_count unchanged. */
-	spin_lock_irqsave(&s->lock, flags);
-	list_move_tail(&pi->list, &s->valid);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_path_list_reinstate(&s->paths, &pi->list);
 
 	return 0;
 }
@@ -150,14 +129,14 @@ static struct dm_path *rr_select_path(struct path_selector *ps,
 	struct rr_path *pi;
 	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	pi = list_first_entry_or_null(&s->valid, struct rr_path, list);
+	spin_lock_irqsave(&s->paths.lock, flags);
+	pi = list_first_entry_or_null(&s->paths.valid, struct rr_path, list);
 	if (pi) {
-		list_move_tail(&pi->list, &s->valid);
+		ps_path_list_rotate(&s->paths, &pi->list);
 		*repeat_count = pi->repeat_count;
 		path = pi->path;
 	}
-	spin_unlock_irqrestore(&s->lock, flags);
+	spin_unlock_irqrestore(&s->paths.lock, flags);
 
 	return path;
 }

@@ -102,8 +102,10 @@ struct path_selector_type {
  * A macro, so that the line carries the selector's own DM_MSG_PREFIX.
  */
 #define ps_refuse(error, msg, word) ({				\
-	*(error) = (msg);					\
-	DMWARN("%s: '%s'", (msg), (word));			\
+	char *__ps_msg = (msg);					\
+								\
+	*(error) = __ps_msg;					\
+	DMWARN("%s: '%s'", __ps_msg, (word));			\
 	-EINVAL;						\
 })
 

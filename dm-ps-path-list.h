@@ -25,7 +25,7 @@
 #include <linux/spinlock.h>
 
 struct ps_path_list {
-	spinlock_t lock;
+	spinlock_t lock;	/* protects the lists and nr_valid's writes */
 	struct list_head valid;
 	struct list_head failed;
 	/* Entries on valid; written under lock, read without it (READ_ONCE). */

@@ -428,30 +428,7 @@ static struct path_selector_type hst_ps = {
 	.end_io		= hst_end_io,
 };
 
-static int __init dm_hst_init(void)
-{
-	int r = dm_register_path_selector(&hst_ps);
-
-	if (r) {
-		DMERR("historical-service-time: register failed %d", r);
-		return r;
-	}
-
-	DMINFO("historical-service-time: version " HST_VERSION " loaded");
-
-	return 0;
-}
-
-static void __exit dm_hst_exit(void)
-{
-	int r = dm_unregister_path_selector(&hst_ps);
-
-	if (r)
-		DMERR("historical-service-time: unregister failed %d", r);
-}
-
-module_init(dm_hst_init);
-module_exit(dm_hst_exit);
+module_path_selector(hst_ps, HST_VERSION);
 
 MODULE_DESCRIPTION(DM_NAME " multipath path selector: shortest measured service time");
 MODULE_LICENSE("GPL");

@@ -112,6 +112,34 @@ struct path_selector_type {
 int dm_register_path_selector(struct path_selector_type *type);
 int dm_unregister_path_selector(struct path_selector_type *type);
 
+/*
+ * A selector module's init and exit, for a module that has nothing else to
+ * set up: register __pst (a struct path_selector_type) on load and log its
+ * version, unregister it on unload. The core holds a module reference for
+ * every table using the selector, so unload finds it unused.
+ */
+#define module_path_selector(__pst, __version)				\
+static int __init __pst##_init(void)					\
+{									\
+	int r = dm_register_path_selector(&(__pst));			\
+									\
+	if (r) {							\
+		DMERR("%s: register failed %d", (__pst).name, r);	\
+		return r;						\
+	}								\
+	DMINFO("%s: version %s loaded", (__pst).name, __version);	\
+	return 0;							\
+}									\
+module_init(__pst##_init);						\
+static void __exit __pst##_exit(void)					\
+{									\
+	int r = dm_unregister_path_selector(&(__pst));			\
+									\
+	if (r)								\
+		DMERR("%s: unregister failed %d", (__pst).name, r);	\
+}									\
+module_exit(__pst##_exit)
+
 /* Look up (autoloading "dm-<name>") and take a reference; NULL if none. */
 struct path_selector_type *dm_get_path_selector(const char *name);
 void dm_put_path_selector(struct path_selector_type *pst);

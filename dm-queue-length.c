@@ -243,30 +243,7 @@ static struct path_selector_type ql_ps = {
 	.end_io		= ql_end_io,
 };
 
-static int __init dm_ql_init(void)
-{
-	int r = dm_register_path_selector(&ql_ps);
-
-	if (r) {
-		DMERR("queue-length: register failed %d", r);
-		return r;
-	}
-
-	DMINFO("queue-length: version " QL_VERSION " loaded");
-
-	return 0;
-}
-
-static void __exit dm_ql_exit(void)
-{
-	int r = dm_unregister_path_selector(&ql_ps);
-
-	if (r)
-		DMERR("queue-length: unregister failed %d", r);
-}
-
-module_init(dm_ql_init);
-module_exit(dm_ql_exit);
+module_path_selector(ql_ps, QL_VERSION);
 
 MODULE_DESCRIPTION(DM_NAME " multipath path selector: fewest I/Os in flight");
 MODULE_LICENSE("GPL");

@@ -16,7 +16,7 @@
 #include "dm-path-selector.h"
 #include "dm-ps-path-list.h"
 
-#define DM_MSG_PREFIX "multipath round-robin"
+#define DM_MSG_PREFIX "multipath"
 
 #define RR_VERSION	"1.0.0"
 #define RR_REPEAT_COUNT	1000	/* default I/Os per path before moving on */
@@ -177,30 +177,7 @@ static struct path_selector_type rr_ps = {
 	.status		= rr_status,
 };
 
-static int __init dm_rr_init(void)
-{
-	int r = dm_register_path_selector(&rr_ps);
-
-	if (r) {
-		DMERR("register failed %d", r);
-		return r;
-	}
-
-	DMINFO("version " RR_VERSION " loaded");
-
-	return 0;
-}
-
-static void __exit dm_rr_exit(void)
-{
-	int r = dm_unregister_path_selector(&rr_ps);
-
-	if (r)
-		DMERR("unregister failed %d", r);
-}
-
-module_init(dm_rr_init);
-module_exit(dm_rr_exit);
+module_path_selector(rr_ps, RR_VERSION);
 
 MODULE_DESCRIPTION(DM_NAME " round-robin multipath path selector");
 MODULE_LICENSE("GPL");

@@ -119,26 +119,27 @@ int dm_unregister_path_selector(struct path_selector_type *type);
  * every table using the selector, so unload finds it unused.
  */
 #define module_path_selector(__pst, __version)				\
-static int __init __pst##_init(void)					\
+static struct path_selector_type *const ps_module_type = &(__pst);	\
+static int __init ps_module_init(void)					\
 {									\
-	int r = dm_register_path_selector(&(__pst));			\
+	int r = dm_register_path_selector(ps_module_type);		\
 									\
 	if (r) {							\
-		DMERR("%s: register failed %d", (__pst).name, r);	\
+		DMERR("%s: register failed %d", ps_module_type->name, r); \
 		return r;						\
 	}								\
-	DMINFO("%s: version %s loaded", (__pst).name, __version);	\
+	DMINFO("%s: version %s loaded", ps_module_type->name, __version); \
 	return 0;							\
 }									\
-module_init(__pst##_init);						\
-static void __exit __pst##_exit(void)					\
+module_init(ps_module_init);						\
+static void __exit ps_module_exit(void)					\
 {									\
-	int r = dm_unregister_path_selector(&(__pst));			\
+	int r = dm_unregister_path_selector(ps_module_type);		\
 									\
 	if (r)								\
-		DMERR("%s: unregister failed %d", (__pst).name, r);	\
+		DMERR("%s: unregister failed %d", ps_module_type->name, r); \
 }									\
-module_exit(__pst##_exit)
+module_exit(ps_module_exit)
 
 /* Look up (autoloading "dm-<name>") and take a reference; NULL if none. */
 struct path_selector_type *dm_get_path_selector(const char *name);

@@ -23,6 +23,35 @@ san_start() {
 }
 san_ctl() { "$SAN/san-ctl" "$@"; }
 
+# san_rr_fio MAP LINKS REPLACEMENT_TIMEOUT [FEATURES]: the start the
+# scenarios of failing links share: the SAN with LINKS links (NOP-Out ping
+# every 2 s, 2 s timeout, replacement_timeout as given), our modules, a
+# round-robin map MAP (repeat_count 8) with FEATURES ("0" by default, e.g.
+# "1 queue_if_no_path") over each link's path, the path checker on it, fio
+# writing and verifying through it (report in FIO_JSON), and all of it undone
+# on exit, links restored first.  Sets P (MAJ:MIN), N (sdX) and S (sectors).
+san_rr_fio() {
+	local map=$1 links=$2 repl=$3 feat=${4:-0} what i paths=""
+
+	what="san-up: $links links (noop 2/2 s, replacement_timeout $repl s)"
+	san_start --links "$links" --noop-interval 2 --noop-timeout 2 \
+		--replacement-timeout "$repl" || { tap_fail "$what"; return 1; }
+	tap_ok "$what"
+	check "modules load" mp_mods_load || return 1
+	on_exit "dmsetup resume $map; dmsetup message $map 0 fail_if_no_path; dm_remove $map; mp_mods_unload"
+	P=("${SAN_NUMS[@]}") N=("${SAN_NAMES[@]}")
+	S=$(blockdev --getsz "${SAN_DEVS[0]}")
+	for ((i = 0; i < links; i++)); do paths+=" ${P[i]} 8"; done
+	check "create a round-robin map (features: $feat) over the $links iSCSI paths" \
+		dm_create "$map" "0 $S multipath $feat 0 1 1 round-robin 0 $links 1$paths" || return 1
+	checker_start "$map"
+	FIO_JSON=/tmp/fio-$map.json
+	fio_start "/dev/mapper/$map" "$FIO_JSON"
+	on_exit "san_ctl restore all"
+	sleep 3
+	check "fio running" fio_running
+}
+
 now() { echo "${EPOCHREALTIME/./}"; } # microseconds
 # secs_since T0: seconds (one decimal) from T0 (a now) to now
 secs_since() { local d=$(($(now) - $1)); printf '%d.%d' $((d / 1000000)) $((d / 100000 % 10)); }

@@ -150,6 +150,17 @@ mpd_diag_topology() {
 	diag "table:  $(dmsetup table "$1" 2>&1)"
 	diag "status: $(dmsetup status "$1" 2>&1)"
 }
+# mpd_check_rr_table ALIAS FEATURES WHAT: the table multipathd loaded (shown
+# as a TAP comment) has FEATURES (e.g. "0", "1 queue_if_no_path"), no
+# handler and one PG: round-robin over the two paths, in either order (the
+# scenarios that pin "round-robin 0" and hardware_handler "0").
+mpd_check_rr_table() {
+	local t a=${PATH_NUMS[0]} b=${PATH_NUMS[1]}
+	t=$(dmsetup table "$1")
+	diag "table multipathd loaded: $t"
+	check_match "table: $3" \
+		"^0 [0-9]+ multipath $2 0 1 1 round-robin 0 2 1 ($a [0-9]+ $b|$b [0-9]+ $a) [0-9]+ \$" "$t"
+}
 # mpd_log_tail [N]: the daemon's last N log lines as TAP comments
 mpd_log_tail() { tail -n "${1:-20}" "$MPD_LOG" 2>/dev/null | sed 's/^/# mpd: /'; }
 # mpd_diag_stuck: what udev and device-mapper are busy with (a map that

@@ -130,6 +130,21 @@ alua_map() {
 	check "create map $1 (1 PG per port group)" dm_create "$1" "$(lio_table "${2:-0}" "${3:-1 alua}")"
 }
 
+# alua_begin_fio: the start the scenarios under I/O share: the array with
+# two groups of two ports, map mpalua over it (`1 alua`), a first read (it
+# runs pg_init: group 1 is active/optimized), io1/io2 = each group's I/O
+# count then, a kernel-log mark, and fio writing through the map, seen on
+# group 1's ports.
+alua_begin_fio() {
+	alua_begin --groups 2 --ports-per-group 2
+	alua_map mpalua || return 1
+	check "first read (group 1)" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=4 iflag=direct status=none
+	io1=$(group_io 1) io2=$(group_io 2)
+	kmsg_mark
+	fio_start mpalua 32M
+	check "fio is writing through group 1" wait_until 60 group_io_gt 1 $((io1 + 50))
+}
+
 # group_io G: reads + writes completed by group G's ports so far.
 group_io() {
 	local p n=0

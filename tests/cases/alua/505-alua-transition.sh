@@ -10,12 +10,7 @@
 # timeout: 300
 source "${0%/*}/rc"
 
-alua_begin --groups 2 --ports-per-group 2
-alua_map mpalua || exit 1
-check "first read (group 1)" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=4 iflag=direct status=none
-io1=$(group_io 1)
-fio_start mpalua 32M
-check "fio is writing through group 1" wait_until 60 group_io_gt 1 $((io1 + 50))
+alua_begin_fio || exit 1
 check "array: group 1 transitioning for 3 s, then active/optimized" lio_ctl transition 1 3 ao
 check_eq "LIO: group 1 transitioning" t "$(lio_ctl state 1)"
 check "transition ends" lio_ctl wait-transitions

@@ -10,13 +10,7 @@
 # timeout: 300
 source "${0%/*}/rc"
 
-alua_begin --groups 2 --ports-per-group 2
-alua_map mpalua || exit 1
-check "first read (group 1)" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=4 iflag=direct status=none
-io1=$(group_io 1) io2=$(group_io 2)
-kmsg_mark
-fio_start mpalua 32M
-check "fio is writing through group 1" wait_until 60 group_io_gt 1 $((io1 + 50))
+alua_begin_fio || exit 1
 check "fail g1p0" lio_ctl fail g1p0
 check "fail g1p1" lio_ctl fail g1p1
 check "I/O moves to group 2" wait_until 60 group_io_gt 2 $((io2 + 50))

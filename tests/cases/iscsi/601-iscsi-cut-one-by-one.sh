@@ -11,19 +11,7 @@
 # timeout: 600
 source "${0%/*}/rc"
 
-san_start --links 4 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 || { tap_fail "san-up: 4 links (noop 2/2 s, replacement_timeout 5 s)"; exit 1; }
-tap_ok "san-up: 4 links (noop 2/2 s, replacement_timeout 5 s)"
-check "modules load" mp_mods_load
-on_exit "dm_remove mpi; mp_mods_unload"
-P=("${SAN_NUMS[@]}") N=("${SAN_NAMES[@]}")
-S=$(blockdev --getsz "${SAN_DEVS[0]}")
-check "create a round-robin map over the 4 iSCSI paths" dm_create mpi \
-	"0 $S multipath 0 0 1 1 round-robin 0 4 1 ${P[0]} 8 ${P[1]} 8 ${P[2]} 8 ${P[3]} 8"
-checker_start mpi
-fio_start /dev/mapper/mpi /tmp/fio-601.json
-on_exit "san_ctl restore all"
-sleep 3
-check "fio running" fio_running
+san_rr_fio mpi 4 5 || exit 1
 
 fails() { path_fields mpi "$1" && echo "$PATH_FAILS"; }
 is_state() { [ "$(path_state mpi "$1")" = "$2" ]; }
@@ -64,7 +52,7 @@ done
 check_match "INFO status: all active, one failure each on the cut paths" \
 	" ${P[0]} A 1 ${P[1]} A 1 ${P[2]} A 1 ${P[3]} A 0 $" "$(dmsetup status mpi)"
 diag "checker: $(tr '\n' ';' <"$CHECKER_LOG")"
-fio_stop_check /tmp/fio-601.json
+fio_stop_check "$FIO_JSON"
 check_eq "no I/O error reached the map's user (kernel log)" "" \
 	"$(kmsg_since | grep -E 'multipath.*(giving up|error)|Buffer I/O error on dev dm-')"
 checker_stop

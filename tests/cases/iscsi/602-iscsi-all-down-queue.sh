@@ -10,20 +10,7 @@
 # timeout: 480
 source "${0%/*}/rc"
 
-san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 ||
-	{ tap_fail "san-up: 2 links"; exit 1; }
-tap_ok "san-up: 2 links"
-check "modules load" mp_mods_load
-on_exit "dmsetup message mpq 0 fail_if_no_path; dm_remove mpq; mp_mods_unload"
-P=("${SAN_NUMS[@]}") N=("${SAN_NAMES[@]}")
-S=$(blockdev --getsz "${SAN_DEVS[0]}")
-check "create a round-robin map with queue_if_no_path over 2 iSCSI paths" dm_create mpq \
-	"0 $S multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 ${P[0]} 8 ${P[1]} 8"
-checker_start mpq
-fio_start /dev/mapper/mpq /tmp/fio-602.json
-on_exit "san_ctl restore all"
-sleep 3
-check "fio running" fio_running
+san_rr_fio mpq 2 5 "1 queue_if_no_path" || exit 1
 
 is_state() { [ "$(path_state mpq "$1")" = "$2" ]; }
 both_failed() { is_state "${P[0]}" F && is_state "${P[1]}" F; }
@@ -55,7 +42,7 @@ check "both paths reinstated within 90 s" wait_until 90 eval 'is_state "${P[0]}"
 diag "both paths back $(secs_since "$t") s after the restore"
 b=$(io_of "${N[0]}")
 check "I/O flows again" wait_until 10 io_above "${N[0]}" $((b + 20))
-fio_stop_check /tmp/fio-602.json
+fio_stop_check "$FIO_JSON"
 check_eq "no I/O error reached the map's user (kernel log)" "" \
 	"$(kmsg_since | grep -E 'multipath.*giving up|Buffer I/O error on dev dm-')"
 checker_stop

@@ -11,20 +11,7 @@
 # timeout: 480
 source "${0%/*}/rc"
 
-san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 2 ||
-	{ tap_fail "san-up: 2 links"; exit 1; }
-tap_ok "san-up: 2 links"
-check "modules load" mp_mods_load
-on_exit "dm_remove mpl; mp_mods_unload"
-P=("${SAN_NUMS[@]}") N=("${SAN_NAMES[@]}")
-S=$(blockdev --getsz "${SAN_DEVS[0]}")
-check "create a round-robin map over 2 iSCSI paths" dm_create mpl \
-	"0 $S multipath 0 0 1 1 round-robin 0 2 1 ${P[0]} 8 ${P[1]} 8"
-checker_start mpl
-fio_start /dev/mapper/mpl /tmp/fio-603.json
-on_exit "san_ctl restore all"
-sleep 3
-check "fio running" fio_running
+san_rr_fio mpl 2 2 || exit 1
 
 kmsg_mark
 check "p0 flaps: down 15 s, up 6 s" san_ctl flap p0 21 15 down
@@ -56,7 +43,7 @@ check "the flapping path failed more than once" test "$f0" -ge 2
 check_eq "the stable path never failed" 0 "$PATH_FAILS"
 check "the checker reinstated p0 as often as it failed" \
 	test "$(grep -c "reinstated ${P[0]}\$" "$CHECKER_LOG")" -ge "$f0"
-fio_stop_check /tmp/fio-603.json
+fio_stop_check "$FIO_JSON"
 log=$(kmsg_since)
 check_eq "no error from the map in the kernel log" "" \
 	"$(grep -E 'multipath.*(giving up|error)|Buffer I/O error on dev dm-' <<<"$log")"

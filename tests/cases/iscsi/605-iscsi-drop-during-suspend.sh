@@ -13,20 +13,7 @@
 # timeout: 480
 source "${0%/*}/rc"
 
-san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 ||
-	{ tap_fail "san-up: 2 links"; exit 1; }
-tap_ok "san-up: 2 links"
-check "modules load" mp_mods_load
-on_exit "dmsetup resume mpd; dm_remove mpd; mp_mods_unload"
-P=("${SAN_NUMS[@]}") N=("${SAN_NAMES[@]}")
-S=$(blockdev --getsz "${SAN_DEVS[0]}")
-check "create a round-robin map over 2 iSCSI paths" dm_create mpd \
-	"0 $S multipath 0 0 1 1 round-robin 0 2 1 ${P[0]} 8 ${P[1]} 8"
-checker_start mpd
-fio_start /dev/mapper/mpd /tmp/fio-605.json
-on_exit "san_ctl restore all"
-sleep 3
-check "fio running" fio_running
+san_rr_fio mpd 2 5 || exit 1
 
 kmsg_mark
 check "load a new table (repeat_count 16)" dm_reload mpd \
@@ -56,7 +43,7 @@ check "p0 reinstated within 90 s" wait_until 90 path_is mpd "${P[0]}" A
 diag "p0 reinstated $(secs_since "$t") s after the restore"
 path_fields mpd "${P[1]}"
 check_eq "p1 never failed" 0 "$PATH_FAILS"
-fio_stop_check /tmp/fio-605.json
+fio_stop_check "$FIO_JSON"
 check_eq "no I/O error reached the map's user (kernel log)" "" \
 	"$(kmsg_since | grep -E 'multipath.*giving up|Buffer I/O error on dev dm-')"
 checker_stop

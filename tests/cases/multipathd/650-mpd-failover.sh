@@ -18,10 +18,7 @@ mpd_setup 2 mpta || exit 1
 on_exit "kill \$FIO_PID 2>/dev/null; wait \$FIO_PID"
 A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}
 
-T=$(dmsetup table mpta)
-diag "table multipathd loaded: $T"
-check_match "table: no features, no handler, 1 PG (multibus), round-robin over both paths" \
-	"^0 [0-9]+ multipath 0 0 1 1 round-robin 0 2 1 ($A [0-9]+ $B|$B [0-9]+ $A) [0-9]+ \$" "$T"
+mpd_check_rr_table mpta "0" "no features, no handler, 1 PG (multibus), round-robin over both paths"
 mpd_diag_topology mpta
 check_eq "multipathd: both paths active and ready" "$NA active ready|$NB active ready" \
 	"$(mpd_path_states mpta | sort | paste -sd'|')"

@@ -20,10 +20,7 @@ mpd_setup 2 mptc "no_path_retry $RETRY" || exit 1
 on_exit "kill \${WPIDS[*]} 2>/dev/null"
 A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}
 
-T=$(dmsetup table mptc)
-diag "table multipathd loaded: $T"
-check_match "table: queue_if_no_path (no_path_retry), no handler, round-robin over both paths" \
-	"^0 [0-9]+ multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 ($A [0-9]+ $B|$B [0-9]+ $A) [0-9]+ \$" "$T"
+mpd_check_rr_table mptc "1 queue_if_no_path" "queue_if_no_path (no_path_retry), no handler, round-robin over both paths"
 mpd_diag_topology mptc
 
 # fio_region MODE: write and verify (MODE=write) or verify only (MODE=verify)

@@ -17,10 +17,7 @@ mpd_setup 2 mptd "no_path_retry 2" || exit 1
 on_exit "kill \$HOLDER 2>/dev/null"
 A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}
 
-T=$(dmsetup table mptd)
-diag "table multipathd loaded: $T"
-check_match "table: queue_if_no_path (no_path_retry 2), no handler, round-robin over both paths" \
-	"^0 [0-9]+ multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 ($A [0-9]+ $B|$B [0-9]+ $A) [0-9]+ \$" "$T"
+mpd_check_rr_table mptd "1 queue_if_no_path" "queue_if_no_path (no_path_retry 2), no handler, round-robin over both paths"
 
 fio_region() { # MODE: write (write and verify) or verify (verify only)
 	local extra=()

@@ -120,7 +120,7 @@ int dm_unregister_path_selector(struct path_selector_type *type);
  */
 #define module_path_selector(__pst, __version)				\
 static struct path_selector_type *const ps_module_type = &(__pst);	\
-static int __init ps_module_init(void)					\
+static int __init ps_init_##__pst(void)					\
 {									\
 	int r = dm_register_path_selector(ps_module_type);		\
 									\
@@ -131,15 +131,15 @@ static int __init ps_module_init(void)					\
 	DMINFO("%s: version %s loaded", ps_module_type->name, __version); \
 	return 0;							\
 }									\
-module_init(ps_module_init);						\
-static void __exit ps_module_exit(void)					\
+module_init(ps_init_##__pst);						\
+static void __exit ps_exit_##__pst(void)					\
 {									\
 	int r = dm_unregister_path_selector(ps_module_type);		\
 									\
 	if (r)								\
 		DMERR("%s: unregister failed %d", ps_module_type->name, r); \
 }									\
-module_exit(ps_module_exit)
+module_exit(ps_exit_##__pst)
 
 /* Look up (autoloading "dm-<name>") and take a reference; NULL if none. */
 struct path_selector_type *dm_get_path_selector(const char *name);

@@ -253,8 +253,12 @@ static bool hst_better(const struct hst_selector *s,
 	u64 a_est, b_est, bound;
 	bool a_wins;
 
-	/* Averages within the threshold factor: the shorter queue wins. */
-	if (!check_mul_overflow(fast, (u64)s->threshold_multiplier, &bound) &&
+	/*
+	 * Averages within the threshold factor: the shorter queue wins. A
+	 * product past 64 bits is a bound no average reaches: within too
+	 * (with a huge multiplier and slow I/O, e.g. a loaded host).
+	 */
+	if (check_mul_overflow(fast, (u64)s->threshold_multiplier, &bound) ||
 	    slow <= bound)
 		return a->in_flight < b->in_flight;
 

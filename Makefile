@@ -152,9 +152,13 @@ print-dkms: print-version print-kconfig print-modules
 
 # The kernel modules' build products only (tests/static-checks rebuilds
 # with each gate's flags; .build/ holds other runs' results and caches).
+# Kbuild's own "M=dir clean" deletes every *.ko below dir, and so the module
+# trees staged under .build/ for guests that may be running: remove only
+# what the two module builds made, in their own folders.
+KBUILD_MADE := *.o *.ko *.mod *.mod.c .*.cmd .*.d modules.order Module.symvers
 clean-modules:
-	$(MAKE) -C $(KDIR) M=$(SRCDIR) clean
-	$(MAKE) -C $(KDIR) M=$(SRCDIR)/tests/modules clean
+	cd $(SRCDIR) && rm -f $(KBUILD_MADE)
+	cd $(SRCDIR)/tests/modules && rm -f $(KBUILD_MADE)
 
 clean: clean-modules
 	$(MAKE) -C tests/clariion clean

@@ -1,8 +1,8 @@
 #!/bin/bash
 # multipathd 0.9.4 on the emulated CLARiiON with its built-in DGC entry: 1 emc, PGs by prio, failover and failback.
-# udevd and multipathd run in the guest; multipath.conf only picks the
-# round-robin selector (the one this project ships) and a short checker
-# interval. The DGC entry does the rest: "1 emc", group_by_prio with the
+# udevd and multipathd run in the guest (tests/lib/multipathd.sh);
+# multipath.conf only sets a short checker interval. multipathd's defaults
+# and its DGC entry do the rest: service-time 0 (our dm-service-time), "1 emc", group_by_prio with the
 # emc prioritizer (SP A, the default owner, first), the emc_clariion
 # checker, failback immediate. With fio writing and verifying, SP A's ports
 # fail: exactly one trespass goes to SP B and I/O goes on there with no
@@ -10,51 +10,10 @@
 # fails back to SP A (one trespass back), where the data verifies. Runs
 # with scsi_dh_emc blocked (as guest-init leaves it).
 # timeout: 420
-source "$REPO/tests/lib/common.sh"
+source "${0%/*}/rc"
 source "$REPO/tests/clariion/lib.sh"
 
 MPD_LOG=/tmp/multipathd-660.log
-CONF=/etc/multipath.conf
-WWIDS=/etc/multipath/wwids
-
-# ---- udevd and multipathd, started here and stopped on exit ---------------
-udev_start() {
-	/lib/systemd/systemd-udevd --daemon || return 1
-	udevadm trigger --subsystem-match=block --action=add &&
-		udevadm settle --timeout=60
-}
-udev_stop() {
-	udevadm control --exit 2>/dev/null
-	# --exit waits for udevd; any worker still running is its own child
-	return 0
-}
-MPD_PID=
-pid_gone() { ! kill -0 "$1" 2>/dev/null; }
-mpd_start() {
-	multipathd -d -s -v3 >"$MPD_LOG" 2>&1 </dev/null &
-	MPD_PID=$!
-}
-mpd_stop() {
-	[ -n "$MPD_PID" ] || return 0
-	multipathd shutdown >/dev/null 2>&1 || kill "$MPD_PID" 2>/dev/null
-	wait_until 20 pid_gone "$MPD_PID"
-	kill -0 "$MPD_PID" 2>/dev/null && kill -9 "$MPD_PID"
-	MPD_PID=
-}
-# Maps flushed with multipathd gone (it would create them again).
-mpd_teardown() {
-	mpd_stop
-	multipath -F >/dev/null 2>&1
-	dmsetup ls --target multipath 2>/dev/null | while read -r n _; do
-		[ "$n" = No ] || dm_remove "$n"
-	done
-}
-conf_restore() {
-	rm -f "$CONF" "$WWIDS"
-	[ -e "$CL_TMP/conf.orig" ] && cp "$CL_TMP/conf.orig" "$CONF"
-	[ -e "$CL_TMP/wwids.orig" ] && cp "$CL_TMP/wwids.orig" "$WWIDS"
-	return 0
-}
 
 # mpd_paths: "dev checker-state dm-state prio" per path of every map
 mpd_paths() { multipathd show paths raw format "%d %T %t %p"; }
@@ -88,10 +47,9 @@ pg_of() {
 
 declare -A N NAME
 clariion_start --ports-per-sp 2 || exit 1
-on_exit mp_mods_unload
-on_exit udev_stop
-on_exit conf_restore
-on_exit mpd_teardown
+# multipathd stopped, maps flushed, configuration removed, udevd stopped,
+# modules unloaded; then the CLARiiON (registered first, undone last).
+on_exit mpd_cleanup
 for p in A0 A1 B0 B1; do
 	N[$p]=$(devnum "${CL_DEV[$p]}")
 	NAME[$p]=${CL_DEV[$p]##*/}
@@ -99,24 +57,20 @@ done
 
 # ---- configuration: only what this project needs --------------------------
 mkdir -p /etc/multipath
-[ -e "$CONF" ] && cp "$CONF" "$CL_TMP/conf.orig"
-[ -e "$WWIDS" ] && cp "$WWIDS" "$CL_TMP/wwids.orig"
-cat >"$CONF" <<'EOF'
+cat >"$MPD_CONF" <<'EOF'
 defaults {
-	# the built-in default, service-time, is not one of this project's
-	path_selector "round-robin 0"
 	# a short test: notice a returned path within seconds
 	polling_interval 2
 	max_polling_interval 4
 }
 EOF
-check "udevd started, block devices triggered and settled" udev_start || exit 1
+udevd_start
+check "udevd started, block devices triggered and settled" udevd_running || exit 1
 check "modules load (ours, as multipathd's modprobe would find them)" mp_mods_load || exit 1
 # find_multipaths "strict" (the default): the admin names the LUN once.
 check "multipath -a A0 (add the LUN's WWID)" multipath -a "${CL_DEV[A0]}"
 mpd_start
-check "multipathd is running" wait_until 10 kill -0 "$MPD_PID"
-check "multipathd answers" wait_until 60 multipathd show daemon
+check "multipathd is running and answers" mpd_running
 MAP=
 map_up() { MAP=$(multipathd show maps raw format "%n" 2>/dev/null) && [ -n "$MAP" ] && dmsetup info "$MAP"; }
 if ! check "multipathd creates the map" wait_until 90 map_up; then
@@ -127,7 +81,7 @@ map_up >/dev/null	# (wait_until ran it in a subshell)
 T=$(dmsetup table "$MAP")
 diag "map $MAP: $T"
 check_match "table: hardware handler '1 emc' (the DGC entry)" " multipath [0-9]+ (.* )?1 emc 2 1 " "$T"
-check_match "table: round-robin, as multipath.conf asks" "round-robin 0 2 1 .* round-robin 0 2 1 " "$T"
+check_match "table: service-time, multipathd's default" "service-time 0 2 2 .* service-time 0 2 2 " "$T"
 check_eq "PG1 (higher prio) = SP A's ports" "1 1" "$(pg_of "${N[A0]}") $(pg_of "${N[A1]}")"
 check_eq "PG2 = SP B's ports" "2 2" "$(pg_of "${N[B0]}") $(pg_of "${N[B1]}")"
 check "every path's checker up" wait_until 30 all_ready
@@ -201,8 +155,4 @@ grep -E 'reinstated|switch|mark as failed|path down|remaining active' "$MPD_LOG"
 	while IFS= read -r l; do diag "$l"; done
 
 # ---- teardown, checked --------------------------------------------------------
-pid=$MPD_PID
-mpd_stop
-check_fail "multipathd stopped" kill -0 "$pid"
-check "maps flushed" multipath -F
-check_eq "no multipath map left" "" "$(dmsetup ls --target multipath 2>/dev/null | grep -v 'No devices')"
+mpd_finish

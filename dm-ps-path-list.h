@@ -23,6 +23,7 @@
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/spinlock.h>
+#include <linux/types.h>
 
 struct ps_path_list {
 	spinlock_t lock;	/* protects the lists and nr_valid's writes */
@@ -40,40 +41,46 @@ static inline void ps_path_list_init(struct ps_path_list *pl)
 	pl->nr_valid = 0;
 }
 
+/*
+ * Move a path between the lists: to the end of valid (usable, last in
+ * turn, its table args as given) or to failed. The core calls fail_path
+ * once per usable path and reinstate_path once per failed one (it tracks
+ * the state), so nr_valid follows.
+ */
+static inline void ps_path_list_move(struct ps_path_list *pl,
+				     struct list_head *entry, bool usable)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pl->lock, flags);
+	if (usable) {
+		list_move_tail(entry, &pl->valid);
+		WRITE_ONCE(pl->nr_valid, pl->nr_valid + 1);
+	} else {
+		list_move(entry, &pl->failed);
+		WRITE_ONCE(pl->nr_valid, pl->nr_valid - 1);
+	}
+	spin_unlock_irqrestore(&pl->lock, flags);
+}
+
+static inline void ps_path_list_fail(struct ps_path_list *pl,
+				     struct list_head *entry)
+{
+	ps_path_list_move(pl, entry, false);
+}
+
+static inline void ps_path_list_reinstate(struct ps_path_list *pl,
+					  struct list_head *entry)
+{
+	ps_path_list_move(pl, entry, true);
+}
+
 /* A new path is usable, and last in turn: table order is the first order. */
 static inline void ps_path_list_add(struct ps_path_list *pl,
 				    struct list_head *entry)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&pl->lock, flags);
-	list_add_tail(entry, &pl->valid);
-	WRITE_ONCE(pl->nr_valid, pl->nr_valid + 1);
-	spin_unlock_irqrestore(&pl->lock, flags);
-}
-
-/* The core calls fail_path once per usable path (it tracks the state). */
-static inline void ps_path_list_fail(struct ps_path_list *pl,
-				     struct list_head *entry)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&pl->lock, flags);
-	list_move(entry, &pl->failed);
-	WRITE_ONCE(pl->nr_valid, pl->nr_valid - 1);
-	spin_unlock_irqrestore(&pl->lock, flags);
-}
-
-/* Back among the usable paths, last in turn, with its table args as given. */
-static inline void ps_path_list_reinstate(struct ps_path_list *pl,
-					  struct list_head *entry)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&pl->lock, flags);
-	list_move_tail(entry, &pl->valid);
-	WRITE_ONCE(pl->nr_valid, pl->nr_valid + 1);
-	spin_unlock_irqrestore(&pl->lock, flags);
+	INIT_LIST_HEAD(entry);
+	ps_path_list_reinstate(pl, entry);
 }
 
 /* The path chosen goes last in turn, so that turns (and ties) rotate. */

@@ -16,7 +16,10 @@ if [ "$BENCH_QUICK" = 1 ]; then
 else
 	WARM=300 WIN=1000
 	WORKLOADS=${BENCH_WORKLOADS:-randread-qd32 randread-qd1 randwrite-qd32 seqread-1m}
-	GROUPS_A="raw linear ours ours-r1" GROUPS_B="distro-bio distro-rq"
+	# Each selector against dm-linear and the distro's same-named one
+	# (round-robin repeat_count 1: ours-r1 / distro-bio).
+	GROUPS_A="raw linear ours ours-r1 ours-ql ours-st ours-hst"
+	GROUPS_B="distro-bio distro-rq distro-ql distro-st"
 fi
 [ "$BENCH_MODE" = smp2 ] && WORKLOADS=${BENCH_WORKLOADS:-randread-qd32}
 

@@ -39,13 +39,6 @@ sel_table() {
 	*) return 1 ;;
 	esac
 }
-# distro selectors by path: ours are the ones modprobe would pick.
-distro_sel() {
-	local m
-	for m in dm-queue-length dm-service-time; do
-		[ -d "/sys/module/${m//-/_}" ] || insmod "$DISTRO_MD/$m.ko" || return 1
-	done
-}
 iops_of() { # fio JSON file -> read IOPS (integer)
 	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"]))' "$1"
 }
@@ -58,7 +51,7 @@ for ((rep = 1; rep <= BENCH_REPS; rep++)); do
 		fast-alone) dev=/dev/nbfast ;;
 		*)
 			if [[ $cfg == distro-* ]]; then
-				mods_use distro && distro_sel
+				mods_use distro
 			else
 				mods_use ours
 			fi || { tap_fail "$cfg: load its modules"; continue; }

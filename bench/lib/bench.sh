@@ -130,8 +130,12 @@ mods_use() { # mods_use ours|distro|any
 	case $1 in
 	ours) modprobe dm-multipath && modprobe dm-round-robin || return 1 ;;
 	distro)
+		# By path, the selectors too: modprobe would pick ours (updates/).
+		# Debian 12 ships no historical-service-time.
 		insmod "$DISTRO_MD/dm-multipath.ko" &&
-			insmod "$DISTRO_MD/dm-round-robin.ko" || return 1
+			insmod "$DISTRO_MD/dm-round-robin.ko" &&
+			insmod "$DISTRO_MD/dm-queue-length.ko" &&
+			insmod "$DISTRO_MD/dm-service-time.ko" || return 1
 		;;
 	esac
 	_BENCH_MODS=$1
@@ -147,23 +151,30 @@ mods_use() { # mods_use ours|distro|any
 
 # impl_table IMPL DEV...: the table for a map of IMPL over the paths DEV...
 impl_table() {
-	local impl=$1 size d paths="" n
+	local impl=$1 size d paths="" n args=1
 	shift
 	n=$#
 	size=$(blockdev --getsz "$1") || return 1
 	case $impl in
 	linear) echo "0 $size linear $1 0"; return ;;
 	esac
-	for d in "$@"; do
-		case $impl in
-		ours) paths+=" $(devnum "$d") 1000" ;;
-		*) paths+=" $(devnum "$d") 1" ;;
-		esac
-	done
+	case $impl in
+	ours) args=1000 ;;
+	*-st) args="1 1" ;;
+	esac
+	for d in "$@"; do paths+=" $(devnum "$d") $args"; done
+	# ours-SEL / distro-SEL: each load-aware selector with the per-path
+	# args multipath-tools writes (repeat_count 1; service-time adds its
+	# relative_throughput 1); the distro's in queue_mode bio, as ours is.
 	case $impl in
 	ours | ours-r1) echo "0 $size multipath 0 0 1 1 round-robin 0 $n 1$paths" ;;
 	distro-bio) echo "0 $size multipath 2 queue_mode bio 0 1 1 round-robin 0 $n 1$paths" ;;
 	distro-rq) echo "0 $size multipath 0 0 1 1 round-robin 0 $n 1$paths" ;;
+	ours-ql) echo "0 $size multipath 0 0 1 1 queue-length 0 $n 1$paths" ;;
+	distro-ql) echo "0 $size multipath 2 queue_mode bio 0 1 1 queue-length 0 $n 1$paths" ;;
+	ours-st) echo "0 $size multipath 0 0 1 1 service-time 0 $n 2$paths" ;;
+	distro-st) echo "0 $size multipath 2 queue_mode bio 0 1 1 service-time 0 $n 2$paths" ;;
+	ours-hst) echo "0 $size multipath 0 0 1 1 historical-service-time 0 $n 1$paths" ;;
 	*) return 1 ;;
 	esac
 }

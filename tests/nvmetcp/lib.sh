@@ -17,7 +17,7 @@ CHECKER_LOG=/tmp/nvmetcp-checker.log
 # (nvmeX); registers nvme-down (after everything registered before it is
 # undone, i.e. call it first).
 nvt_start() {
-	local out l d c n
+	local out l d c
 	on_exit "\"$NVT/nvme-down\""
 	local t0
 	t0=$(now)
@@ -28,7 +28,7 @@ nvt_start() {
 		NVT_LINKS+=("$l") NVT_DEVS+=("$d") NVT_NAMES+=("${d#/dev/}")
 		NVT_NUMS+=("$(devnum "$d")")
 	done <<<"$out"
-	while read -r l c n; do NVT_CTRLS+=("$c"); done <"$NVT_STATE/links"
+	while read -r l c _; do NVT_CTRLS+=("$c"); done <"$NVT_STATE/links"
 }
 nvt_ctl() { "$NVT/nvme-ctl" "$@"; }
 ctrl_state_is() { [ "$(nvt_ctl state "$1")" = "$2" ]; } # ctrl_state_is LINK STATE
@@ -53,6 +53,7 @@ nvt_map_fio() {
 		rc=1 nargs=2
 	fi
 	on_exit "dmsetup resume $map; dmsetup message $map 0 fail_if_no_path; dm_remove $map; mp_mods_unload"
+	# shellcheck disable=SC2034  # N: read by the scenarios
 	P=("${NVT_NUMS[@]}") N=("${NVT_NAMES[@]}")
 	S=$(blockdev --getsz "${NVT_DEVS[0]}")
 	for ((i = 0; i < links; i++)); do
@@ -63,11 +64,11 @@ nvt_map_fio() {
 	checker_start "$map"
 	FIO_JSON=/tmp/fio-$map.json
 	# (fio starts a verify batch only when its count of unverified writes
-	# is a multiple of verify_backlog, and a batch ends after
-	# verify_backlog reads even if writes held by the map during an outage
-	# were not yet verifiable: so it falls behind by up to a backlog per
-	# outage.  A batch of 4 backlogs drains what is there each time.)
-	fio_start "/dev/mapper/$map" "$FIO_JSON" --verify_batch=1024
+	# is a multiple of verify_backlog, and a batch of verify_backlog reads
+	# ends even if writes the map held during an outage were not yet
+	# verifiable: it would fall behind by up to a backlog per outage.  A
+	# batch of 4 backlogs, verify_backlog_batch, drains what is there.)
+	fio_start "/dev/mapper/$map" "$FIO_JSON" --verify_backlog_batch=1024
 	on_exit "nvt_ctl restore all"
 	sleep 3
 	check "fio running" fio_running

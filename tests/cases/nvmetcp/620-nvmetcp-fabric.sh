@@ -9,7 +9,7 @@
 # fast_io_fail_tmo has passed; restored, the controller reconnects, is
 # live, and the same block device reads the same data; nvme-down leaves
 # nothing.  No multipath map here: it checks what 621 and 622 rely on.
-# tier: full (the default run keeps 621 (cuts one by one, three ways) and 622)
+# tier: full (the default run keeps 622 over NVMe/TCP, and 600 covers the same over iSCSI)
 # timeout: 360
 source "${0%/*}/rc"
 

@@ -11,6 +11,7 @@
 # errors, 0 I/O errors; each cut is one path failure in our target's status
 # (fail_count +1); detection (cut -> path failed) and recovery (restore ->
 # reinstated) times are reported.  Runs without multipathd, with our target.
+# tier: full (the default run keeps 622; 601 runs the same cuts over iSCSI)
 # timeout: 600
 source "${0%/*}/rc"
 

@@ -106,7 +106,7 @@ static const char *const edge_num[] = {
 	"18446744073709551615", "18446744073709551616", "-1", "-0", "+1", "+0",
 	"0x1", "0x10", "1e3", "1.0", "01", "007", "000000000000000000001",
 	"1junk", "junk1", "2147483648", "65536", "99999999999999999999999",
-	"+", "-", "0\\ 1", NULL,
+	"+", "-", "0\\ 1", "100", "101", "972", NULL,
 };
 
 static char *num_word(void)
@@ -125,7 +125,9 @@ static const char *const keywords[] = {
 	"queue_if_no_pat", "fail_if_no_path", "emc", "EMC", "round-robin",
 	"Round-Robin", "round_robin", "roundrobin", "multipath", "no-such-thing",
 	"pg_init_retries", "retain_attached_hw_handler", "pg_init_delay_msecs",
-	"queue_mode", "bio", "rq", "queue_if_no_path_timeout_secs", NULL,
+	"queue_mode", "bio", "rq", "queue_if_no_path_timeout_secs",
+	"queue-length", "service-time", "historical-service-time",
+	"Service-Time", "service_time", "queue_length", NULL,
 };
 
 static char *junk_word(void)
@@ -223,7 +225,130 @@ static void gen_features(struct wl *l)
 	wl_free(&words);
 }
 
-static void gen_valid(struct wl *l)
+/* ---- the path selectors ---- */
+struct gen_selector {
+	const char *name;
+	unsigned int sel_args;		/* most selector arguments */
+	unsigned int path_args;		/* most path arguments */
+};
+
+static const struct gen_selector gen_selectors[] = {
+	{ "round-robin", 0, 1 },
+	{ "queue-length", 0, 1 },
+	{ "service-time", 0, 2 },
+	{ "historical-service-time", 2, 1 },
+};
+
+#define NR_SELECTORS (sizeof(gen_selectors) / sizeof(gen_selectors[0]))
+
+/*
+ * Where gen_valid() put the words a selector reads, so that spoil() can
+ * put exactly one of them just past its limit.
+ */
+enum field_kind {
+	F_SEL_COUNT,		/* #selector args; n: the count */
+	F_BASE_WEIGHT,
+	F_THRESHOLD,
+	F_PATH_COUNT,		/* #path args; n: the count */
+	F_REPEAT,
+	F_THROUGHPUT,
+	F_PATH_END,		/* the word after a path's arguments */
+};
+
+struct field {
+	enum field_kind kind;
+	int at;			/* word index */
+	const struct gen_selector *ps;
+	unsigned int n;
+	unsigned int pg;	/* 0-based */
+};
+
+struct fields {
+	struct field *f;
+	int n, cap;
+};
+
+static void field_add(struct fields *f, enum field_kind kind, int at,
+		      const struct gen_selector *ps, unsigned int n,
+		      unsigned int pg)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 32;
+		f->f = realloc(f->f, f->cap * sizeof(*f->f));
+		if (!f->f)
+			abort();
+	}
+	f->f[f->n++] = (struct field){ kind, at, ps, n, pg };
+}
+
+/* A word of list (NULL-terminated), or half the time one below "below". */
+static char *pick(const char *const *list, unsigned int below)
+{
+	unsigned int n = 0;
+
+	while (list[n])
+		n++;
+	if (below && pct(50))
+		return fmt("%u", rn(below));
+	return strdup(list[rn(n)]);
+}
+
+/* Valid values of each selector word, boundaries included. */
+static char *repeat_word(void)
+{
+	static const char *const v[] = {
+		"0", "1", "2", "1000", "4294967295", "+7", "0010", NULL,
+	};
+
+	return pick(v, 100000);
+}
+
+static char *throughput_word(void)
+{
+	static const char *const v[] = {
+		"0", "1", "99", "100", "+100", "0100", "050", NULL,
+	};
+
+	return pick(v, 101);
+}
+
+static char *base_weight_word(void)
+{
+	static const char *const v[] = {
+		"0", "1", "972", "1022", "1023", "+1023", "01023", NULL,
+	};
+
+	return pick(v, 1024);
+}
+
+static char *threshold_word(void)
+{
+	static const char *const v[] = {
+		"0", "1", "2", "4294967295", "+3", "007", "1000000", NULL,
+	};
+
+	return pick(v, 100);
+}
+
+/* The selector arguments of PG pg: none but for historical-service-time. */
+static void gen_selector_args(struct wl *l, const struct gen_selector *ps,
+			      struct fields *f, unsigned int pg)
+{
+	unsigned int n = rn(ps->sel_args + 1);
+
+	field_add(f, F_SEL_COUNT, l->n, ps, n, pg);
+	push_own(l, count_word(n));
+	if (n >= 1) {
+		field_add(f, F_BASE_WEIGHT, l->n, ps, 0, pg);
+		push_own(l, base_weight_word());
+	}
+	if (n >= 2) {
+		field_add(f, F_THRESHOLD, l->n, ps, 0, pg);
+		push_own(l, threshold_word());
+	}
+}
+
+static void gen_valid(struct wl *l, struct fields *f)
 {
 	unsigned int npg, initial, i, j, used = 0;
 	int *perm = malloc(ndevs * sizeof(int));
@@ -278,7 +403,8 @@ static void gen_valid(struct wl *l)
 	push_own(l, count_word(initial));
 
 	for (i = 0; i < npg; i++) {
-		unsigned int remaining = ndevs - used, np, na = rn(2);
+		unsigned int remaining = ndevs - used, np, na;
+		const struct gen_selector *ps = &gen_selectors[rn(NR_SELECTORS)];
 
 		/* Leave a device for each group still to come. */
 		if (npg == 1 && pct(3) && ndevs >= 64)
@@ -286,23 +412,23 @@ static void gen_valid(struct wl *l)
 		else
 			np = 1 + rn(remaining - (npg - 1 - i) < 3 ?
 				    remaining - (npg - 1 - i) : 3);
-		wl_push(l, "round-robin");
-		push_own(l, count_word(0));
+		wl_push(l, ps->name);
+		gen_selector_args(l, ps, f, i);
 		push_own(l, count_word(np));
+		na = rn(ps->path_args + 1);
+		field_add(f, F_PATH_COUNT, l->n, ps, na, i);
 		push_own(l, count_word(na));
 		for (j = 0; j < np; j++) {
 			push_own(l, dev_form(perm[used++]));
-			if (na) {
-				static const char *const rc[] = {
-					"0", "1", "1000", "4294967295", "+7",
-					"0010",
-				};
-
-				if (pct(50))
-					push_own(l, fmt("%u", rn(100000)));
-				else
-					wl_push(l, rc[rn(6)]);
+			if (na >= 1) {
+				field_add(f, F_REPEAT, l->n, ps, 0, i);
+				push_own(l, repeat_word());
 			}
+			if (na >= 2) {
+				field_add(f, F_THROUGHPUT, l->n, ps, 0, i);
+				push_own(l, throughput_word());
+			}
+			field_add(f, F_PATH_END, l->n, ps, 0, i);
 		}
 	}
 	free(perm);
@@ -336,13 +462,88 @@ static void wl_replace(struct wl *l, int at, char *s)
 	l->w[at] = s;
 }
 
+/*
+ * Put one selector word of a valid table just past its limit: one argument
+ * too many (each extra word a value that would be valid), or a value out
+ * of range, past 2^32 - 1, signed or not a number. Nothing else changes,
+ * so the kernel must refuse the table for exactly that word.
+ */
+static void spoil(struct wl *l, struct fields *f)
+{
+	static const char *const bad_u32[] = {
+		"4294967296", "18446744073709551616", "-1", "-0", "1x", "x",
+		"0x1", "1.0", "1e3", "+", "99999999999999999999", NULL,
+	};
+	static const char *const bad_tput[] = {
+		"101", "102", "255", "1000", "4294967295", NULL,
+	};
+	static const char *const bad_weight[] = {
+		"1024", "1025", "2048", "65536", "4294967295", NULL,
+	};
+	struct field *t;
+	unsigned int extra, i, n = 0;
+	int k;
+
+	for (k = 0; k < f->n; k++)
+		n += f->f[k].kind != F_PATH_END;
+	if (!n)
+		return;
+	n = rn(n);
+	for (k = 0; k < f->n; k++)
+		if (f->f[k].kind != F_PATH_END && !n--)
+			break;
+	t = &f->f[k];
+
+	switch (t->kind) {
+	case F_SEL_COUNT:
+		extra = t->ps->sel_args + 1 - t->n;
+		wl_replace(l, t->at, fmt("%u", t->ps->sel_args + 1));
+		for (i = 0; i < extra; i++)
+			wl_insert(l, t->at + 1 + t->n, pct(50) ? base_weight_word() :
+				  strdup("0"));
+		break;
+	case F_PATH_COUNT:
+		/* Every path of the group gets the extra words: last first. */
+		extra = t->ps->path_args + 1 - t->n;
+		for (k = f->n - 1; k >= 0; k--)
+			if (f->f[k].kind == F_PATH_END && f->f[k].pg == t->pg)
+				for (i = 0; i < extra; i++)
+					wl_insert(l, f->f[k].at, repeat_word());
+		wl_replace(l, t->at, fmt("%u", t->ps->path_args + 1));
+		break;
+	case F_THROUGHPUT:
+		wl_replace(l, t->at, pct(50) ? pick(bad_tput, 0) : pick(bad_u32, 0));
+		break;
+	case F_BASE_WEIGHT:
+		wl_replace(l, t->at, pct(50) ? pick(bad_weight, 0) : pick(bad_u32, 0));
+		break;
+	default:		/* repeat_count, threshold_multiplier: any u32 */
+		wl_replace(l, t->at, pick(bad_u32, 0));
+	}
+}
+
 /* One mutation of a table's words. */
 static void mutate(struct wl *l)
 {
 	int at = l->n ? (int)rn(l->n) : 0;
 	unsigned int v;
 
-	switch (rn(15)) {
+	switch (rn(16)) {
+	case 15:		/* another selector's name, or a misspelt one */
+		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n))
+			if (strchr(l->w[at], '-') && !is_num(l->w[at], &v) &&
+			    !strchr(l->w[at], '/')) {
+				static const char *const alt[] = {
+					"round-robin", "queue-length",
+					"service-time", "historical-service-time",
+					"Queue-Length", "service_time",
+					"historical-service-tim", "Historical-Service-Time",
+				};
+
+				wl_replace(l, at, strdup(alt[rn(8)]));
+				break;
+			}
+		break;
 	case 14:		/* the same count, spelt otherwise */
 		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n))
 			if (!k_count(l->w[at], &v)) {
@@ -486,6 +687,7 @@ static void join(struct wl *l, struct sb *out)
 void gen_table(long k, struct sb *out)
 {
 	struct wl l = { 0 };
+	struct fields f = { 0 };
 	unsigned int n;
 
 	case_seed(1, k);
@@ -497,10 +699,13 @@ void gen_table(long k, struct sb *out)
 			push_own(&l, any_word());
 		break;
 	default:
-		gen_valid(&l);
-		if (pct(75))
+		gen_valid(&l, &f);
+		if (pct(12))
+			spoil(&l, &f);
+		else if (pct(75))
 			for (n = 1 + (pct(30) ? rn(3) : 0); n; n--)
 				mutate(&l);
+		free(f.f);
 	}
 	join(&l, out);
 	wl_free(&l);

@@ -11,11 +11,28 @@
  * Every count is a decimal number without sign (dm_read_arg(): sscanf
  * "%u"), at most 1024, and never a number past 2^32-1;
  * #paths is at least 1; a device may appear once in a table. Known
- * handlers: "emc" with 0 or 2 arguments, each 0 or 1. Known selectors:
- * "round-robin", no selector arguments, at most 1 path argument
- * (repeat_count, any unsigned int, default 1000). Feature words are
- * case-insensitive; handler and selector names are not. Nothing may follow
- * the last priority group. Features: queue_if_no_path,
+ * handlers: "emc" with 0 or 2 arguments, each 0 or 1. Known selectors
+ * (Documentation/device-mapper/dm-path-selectors.rst; every number an
+ * unsigned int as kstrtouint() reads it: "+7" and "0010" are 7 and 10):
+ *
+ *   round-robin 0              per path [<repeat_count>], default 1000
+ *   queue-length 0             per path [<repeat_count>], default 1
+ *   service-time 0             per path [<repeat_count>
+ *                                        [<relative_throughput 0-100>]],
+ *                              defaults 1 and 1
+ *   historical-service-time <#args 0-2> [<base_weight 0-1023>
+ *                              [<threshold_multiplier>]], defaults 972, 0;
+ *                              per path [<repeat_count>], default 1
+ *
+ * A selector's TABLE is its name, its selector arguments ("0 " for the
+ * first three, "2 <base_weight> <threshold_multiplier> " for
+ * historical-service-time, defaults filled in), "<#paths> <table_args> "
+ * and per path the device and table_args words, defaults filled in:
+ * table_args is 2 for service-time (repeat_count, relative_throughput), 1
+ * for the others. queue-length and service-time store (and print) a
+ * repeat_count above 1 as 1; round-robin and historical-service-time print
+ * it as given. Feature words are case-insensitive; handler and selector
+ * names are not. Nothing may follow the last priority group. Features: queue_if_no_path,
  * retain_attached_hw_handler, pg_init_retries <1..50>, pg_init_delay_msecs
  * <0..60000>, queue_if_no_path_timeout_secs <0..86400>, queue_mode bio;
  * a feature given twice takes its last value; the TABLE lists them in that
@@ -171,6 +188,93 @@ static int features(struct cursor *c, unsigned int nf, struct sb *canon,
 	return 1;
 }
 
+/* ---- the path selectors ---- */
+struct selector {
+	const char *name;
+	unsigned int sel_args;		/* most selector arguments */
+	unsigned int path_args;		/* most path arguments, = table_args */
+	unsigned int repeat_default;
+	int repeat_capped;		/* a repeat_count above 1 is stored as 1 */
+};
+
+static const struct selector selectors[] = {
+	{ "round-robin", 0, 1, OR_RR_REPEAT, 0 },
+	{ "queue-length", 0, 1, 1, 1 },
+	{ "service-time", 0, 2, 1, 1 },
+	{ "historical-service-time", 2, 1, 1, 0 },
+};
+
+static const struct selector *selector_named(const char *w)
+{
+	for (size_t i = 0; i < sizeof(selectors) / sizeof(selectors[0]); i++)
+		if (!strcmp(w, selectors[i].name))
+			return &selectors[i];
+	return NULL;
+}
+
+/*
+ * The nsel selector arguments (all present): 1 if the selector's
+ * constructor takes them, with its TABLE words; else *why.
+ */
+static int selector_args(const struct selector *ps, struct cursor *c,
+			 unsigned int nsel, struct sb *canon, const char **why)
+{
+	unsigned int base_weight = OR_HST_BASE_WEIGHT, threshold = 0;
+
+	if (nsel > ps->sel_args) {
+		*why = ps->sel_args ? "too many selector args" :
+			"selector takes no selector args";
+		return 0;
+	}
+	sb_add(canon, "%s ", ps->name);
+	if (!ps->sel_args) {
+		sb_add(canon, "0 ");
+		return 1;
+	}
+	/* historical-service-time */
+	if (nsel >= 1 && (k_strtouint(next(c), &base_weight) ||
+			  base_weight > OR_HST_MAX_BASE_WEIGHT)) {
+		*why = "historical-service-time: base_weight";
+		return 0;
+	}
+	if (nsel == 2 && k_strtouint(next(c), &threshold)) {
+		*why = "historical-service-time: threshold_multiplier";
+		return 0;
+	}
+	sb_add(canon, "2 %u %u ", base_weight, threshold);
+	return 1;
+}
+
+/*
+ * A path's na arguments (all present): 1 if the selector's add_path takes
+ * them, with its TABLE words; else *why.
+ */
+static int path_args(const struct selector *ps, struct cursor *c,
+		     unsigned int na, struct sb *canon, const char **why)
+{
+	unsigned int repeat = ps->repeat_default, tput = OR_ST_THROUGHPUT;
+
+	if (na > ps->path_args) {
+		*why = "too many path args";
+		return 0;
+	}
+	if (na >= 1 && k_strtouint(next(c), &repeat)) {
+		*why = "repeat_count";
+		return 0;
+	}
+	if (na == 2 && (k_strtouint(next(c), &tput) ||
+			tput > OR_ST_MAX_THROUGHPUT)) {
+		*why = "service-time: relative_throughput";
+		return 0;
+	}
+	if (ps->repeat_capped && repeat > 1)
+		repeat = 1;
+	sb_add(canon, "%u ", repeat);
+	if (ps->path_args == 2)
+		sb_add(canon, "%u ", tput);
+	return 1;
+}
+
 #define BAD(reason) do { e->why = count_why ? count_why : (reason); \
 			     v = V_INVALID; goto out; } while (0)
 
@@ -232,26 +336,29 @@ enum verdict oracle_table(const char *params, unsigned long long len,
 	sb_add(&canon, "%u %u ", npg, initial);
 
 	for (pg = 1; pg <= npg; pg++) {
+		const struct selector *ps;
 		unsigned int nsel, np, na;
 
 		w = next(&c);
 		if (!w)
 			BAD("PG missing");
-		if (strcmp(w, "round-robin"))
+		ps = selector_named(w);
+		if (!ps)
 			BAD("unknown selector");
 		if (!count(&c, 0, &nsel))
 			BAD("selector arg count");
 		if ((unsigned int)left(&c) < nsel)
 			BAD("selector args missing");
-		if (nsel)
-			BAD("round-robin takes no selector args");
+		if (!selector_args(ps, &c, nsel, &canon, &e->why)) {
+			v = V_INVALID;
+			goto out;
+		}
 		if (!count(&c, 1, &np))
 			BAD("path count");
 		if (!count(&c, 0, &na))
 			BAD("path arg count");
-		sb_add(&canon, "round-robin 0 %u 1 ", np);
+		sb_add(&canon, "%u %u ", np, ps->path_args);
 		for (i = 0; i < np; i++) {
-			unsigned int rc = OR_RR_REPEAT;
 			dev_t d;
 
 			if ((unsigned int)left(&c) < 1 + na)
@@ -268,17 +375,17 @@ enum verdict oracle_table(const char *params, unsigned long long len,
 			for (j = 0; j < (unsigned int)e->npaths; j++)
 				if (e->path[j] == d)
 					BAD("duplicate device");
-			if (na > 1)
-				BAD("round-robin: too many path args");
-			if (na == 1 && k_strtouint(next(&c), &rc))
-				BAD("round-robin: repeat_count");
+			sb_add(&canon, "%u:%u ", major(d), minor(d));
+			if (!path_args(ps, &c, na, &canon, &e->why)) {
+				v = V_INVALID;
+				goto out;
+			}
 			if (e->npaths == OR_MAX_PATHS) {
 				v = V_SKIP;
 				goto out;
 			}
 			e->path_pg[e->npaths] = pg;
 			e->path[e->npaths++] = d;
-			sb_add(&canon, "%u:%u %u ", major(d), minor(d), rc);
 		}
 	}
 	if (left(&c))

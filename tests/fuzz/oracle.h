@@ -33,6 +33,12 @@ void table_expect_free(struct table_expect *e);
 #define OR_MAX_COUNT 1024
 /* round-robin's default repeat_count. */
 #define OR_RR_REPEAT 1000
+/* service-time's relative_throughput: default and largest. */
+#define OR_ST_THROUGHPUT 1
+#define OR_ST_MAX_THROUGHPUT 100
+/* historical-service-time's base_weight: default and largest. */
+#define OR_HST_BASE_WEIGHT 972
+#define OR_HST_MAX_BASE_WEIGHT 1023
 
 /* A growing string (the canonical tables are built in one). */
 struct sb {

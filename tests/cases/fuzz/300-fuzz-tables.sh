@@ -2,7 +2,9 @@
 # Table parser fuzz: thousands of generated tables judged by the oracle.
 # Table parser fuzz: thousands of generated tables (valid ones, mutations of
 # valid ones at every boundary, word soup) loaded through the DM ioctls and
-# judged by the oracle of tests/fuzz/oracle.c: valid ones load and print back
+# judged by the oracle of tests/fuzz/oracle.c, for the four path selectors
+# (round-robin, queue-length, service-time, historical-service-time) with
+# their arguments at and past every limit: valid ones load and print back
 # the canonical table, which loads again and prints itself; invalid ones get
 # EINVAL, a "device-mapper: table: ...: multipath: <why>" line and leave no
 # table; some valid ones are made live and read through. A sample goes
@@ -13,7 +15,11 @@ source "${0%/*}/rc"
 
 N=$(fuzz_count tables "$(per_kernel 6000 1500)")
 fuzz_begin tables 64 fzx || exit 1
-mp_mods_load && modprobe dm-emc || { tap_fail "modules load"; exit 1; }
+# Every selector the generator names is loaded before modprobe is pointed
+# at nothing below: a valid table must not depend on request_module().
+for m in dm-emc dm-queue-length dm-service-time dm-historical-service-time; do
+	mp_mods_load && modprobe "$m" || { tap_fail "modules load ($m)"; exit 1; }
+done
 check "path devices signed" "$FUZZ" sign "${NB_DEVS[@]}" || exit 1
 
 # Objects in use in the slab caches a table load allocates from (kmalloc,
@@ -91,7 +97,7 @@ check_eq "dmsetup agrees with the oracle on $ok of 24 sample tables" 24 "$ok"
 
 check_eq "no device-mapper device left" "No devices found" "$(dmsetup ls 2>&1)"
 check "the path devices are free (null_blk unloads)" fuzz_nullb_down
-check "dm-multipath, dm-round-robin and dm-emc unload" mp_mods_unload
+check "dm-multipath, its selectors and dm-emc unload" mp_mods_unload
 
 # A leak in a constructor error path grows some slab by (a share of) the
 # case count: compare against a tenth of it.

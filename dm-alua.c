@@ -75,6 +75,13 @@
 #define ALUA_TRANS_POLL_MS	1000	/* RTPG again while transitioning */
 #define ALUA_MAX_UA		5	/* unit attentions taken per command */
 #define ALUA_MAX_STPG		2	/* per pg_init */
+/*
+ * A port that did not answer is asked again after 1 s, then at doubling
+ * intervals up to 16 s: one failing command per 16 s costs nothing, and a
+ * port that answers again shows so within 16 s.
+ */
+#define ALUA_PROBE_MIN_SECS	1
+#define ALUA_PROBE_MAX_SECS	16
 
 static unsigned int cmd_timeout = 30;
 
@@ -117,6 +124,16 @@ struct alua_path {
 	/* A re-check after a path error; del_path waits for it. */
 	bool recheck_busy;		/* under h->lock */
 	wait_queue_head_t recheck_wait;
+
+	/*
+	 * While noresp: a re-check now and then (the probe). The handler is
+	 * not told when the core reinstates the path, and a pg_init goes
+	 * through one port of a group only, so without it nothing would ask
+	 * this port again and noresp would stay after the port came back.
+	 */
+	struct delayed_work probe;
+	unsigned int probe_secs;	/* the next probe's delay; h->lock */
+	bool stopping;			/* del_path: no new re-check, probe */
 };
 
 enum alua_step { STEP_INQ, STEP_VPD, STEP_RTPG, STEP_STPG };
@@ -210,18 +227,46 @@ static void alua_seen(struct alua_path *ap, int tpg, u8 state)
 	spin_unlock_irqrestore(&ap->h->lock, flags);
 }
 
-/*
- * Whether the port answered our last command. Kept apart from the state:
- * an RTPG through another port reports the group's state, which says
- * nothing about this port's link.
- */
-static void alua_answered(struct alua_path *ap, bool answered)
+/* Schedule the next probe of a port that does not answer. */
+static void alua_probe_arm(struct alua_path *ap)
+{
+	lockdep_assert_held(&ap->h->lock);
+	if (!ap->noresp || ap->stopping)
+		return;
+	if (queue_delayed_work(alua_wq, &ap->probe, ap->probe_secs * HZ))
+		ap->probe_secs = min_t(unsigned int, ap->probe_secs * 2,
+				       ALUA_PROBE_MAX_SECS);
+}
+
+static void alua_probe_again(struct alua_path *ap)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&ap->h->lock, flags);
-	ap->noresp = !answered;
+	alua_probe_arm(ap);
 	spin_unlock_irqrestore(&ap->h->lock, flags);
+}
+
+/*
+ * Whether the port answered our last command; returns whether it was
+ * noresp before. Kept apart from the state: an RTPG through another port
+ * reports the group's state, which says nothing about this port's link.
+ */
+static bool alua_answered(struct alua_path *ap, bool answered)
+{
+	unsigned long flags;
+	bool was_noresp;
+
+	spin_lock_irqsave(&ap->h->lock, flags);
+	was_noresp = ap->noresp;
+	ap->noresp = !answered;
+	if (answered)
+		ap->probe_secs = ALUA_PROBE_MIN_SECS;
+	else
+		alua_probe_arm(ap);
+	spin_unlock_irqrestore(&ap->h->lock, flags);
+
+	return was_noresp;
 }
 
 /* ---- Commands ---- */
@@ -617,20 +662,31 @@ static void alua_op_work(struct work_struct *work)
 	if (out != OUT_OK) {
 		bool transient = out == OUT_BUSY || out == OUT_TRANSITION ||
 				 out == OUT_FAILED;
+		bool quiet = false;
 
-		DMWARN_LIMIT("%s (%pg): %s failed (result 0x%x, sense %02x/%02x/%02x)%s",
-			     path->dev->name, path->dev->bdev,
-			     alua_step_name(op->step), op->result,
-			     sshdr.sense_key, sshdr.asc, sshdr.ascq,
-			     !op->pg_init ? "" : transient ?
-			     ": retry pg_init later" : ": failing path");
+		/*
+		 * A re-check of a port known not to answer fails quietly. Any
+		 * other outcome is an answer that refreshed nothing: a port
+		 * still shown noresp is asked again later.
+		 */
 		if (out == OUT_FAILED)
-			alua_answered(op->ap, false);
+			quiet = alua_answered(op->ap, false) && !op->pg_init;
+		else
+			alua_probe_again(op->ap);
+		if (!quiet)
+			DMWARN_LIMIT("%s (%pg): %s failed (result 0x%x, sense %02x/%02x/%02x)%s",
+				     path->dev->name, path->dev->bdev,
+				     alua_step_name(op->step), op->result,
+				     sshdr.sense_key, sshdr.asc, sshdr.ascq,
+				     !op->pg_init ? "" : transient ?
+				     ": retry pg_init later" : ": failing path");
 		alua_finish(op, transient ? MP_RETRY : MP_FAIL_PATH);
 		return;
 	}
 
-	alua_answered(op->ap, true);
+	if (alua_answered(op->ap, true))
+		DMINFO_LIMIT("%s (%pg): port answers again",
+			     path->dev->name, path->dev->bdev);
 
 	switch (op->step) {
 	case STEP_INQ:
@@ -817,24 +873,29 @@ static void alua_pg_init(struct hw_handler *hwh, unsigned int bypassed,
 	alua_send(op, STEP_INQ);
 }
 
-/* After a path error: ask the array why, so that status can show it. */
-static void alua_recheck(struct alua_path *ap)
+/*
+ * After a path error, or as a probe of a port that did not answer: ask the
+ * array why, so that status can show it. A re-check already under way
+ * covers this one: if it fails, it arms the probe again.
+ */
+static void alua_recheck(struct alua_path *ap, gfp_t gfp)
 {
 	struct alua_op *op;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ap->h->lock, flags);
-	if (ap->recheck_busy) {
+	if (ap->recheck_busy || ap->stopping) {
 		spin_unlock_irqrestore(&ap->h->lock, flags);
 		return;
 	}
 	ap->recheck_busy = true;
 	spin_unlock_irqrestore(&ap->h->lock, flags);
 
-	op = alua_op_alloc(ap, false, GFP_ATOMIC);
+	op = alua_op_alloc(ap, false, gfp);
 	if (!op) {
 		spin_lock_irqsave(&ap->h->lock, flags);
 		ap->recheck_busy = false;
+		alua_probe_arm(ap);
 		wake_up(&ap->recheck_wait);
 		spin_unlock_irqrestore(&ap->h->lock, flags);
 		return;
@@ -846,6 +907,22 @@ static void alua_recheck(struct alua_path *ap)
 	op->send_next = true;
 	op->next = STEP_VPD;
 	queue_delayed_work(alua_wq, &op->dwork, 0);
+}
+
+static void alua_probe_work(struct work_struct *work)
+{
+	struct alua_path *ap = container_of(to_delayed_work(work),
+					    struct alua_path, probe);
+	unsigned long flags;
+	bool noresp;
+
+	spin_lock_irqsave(&ap->h->lock, flags);
+	noresp = ap->noresp;
+	spin_unlock_irqrestore(&ap->h->lock, flags);
+
+	/* (A pg_init through the port may have answered meanwhile.) */
+	if (noresp)
+		alua_recheck(ap, GFP_NOIO);
 }
 
 /*
@@ -865,7 +942,7 @@ static unsigned int alua_err(struct hw_handler *hwh, struct dm_path *path,
 	unsigned int flags = dm_scsi_err_handler(hwh, path, bio, error);
 
 	if ((flags & MP_FAIL_PATH) && path->hwhcontext)
-		alua_recheck(path->hwhcontext);
+		alua_recheck(path->hwhcontext, GFP_ATOMIC);
 
 	return flags;
 }
@@ -899,6 +976,8 @@ static int alua_add_path(struct hw_handler *hwh, struct dm_path *path,
 		ap->tpg = -1;
 	ap->state = ALUA_UNKNOWN;
 	init_waitqueue_head(&ap->recheck_wait);
+	INIT_DELAYED_WORK(&ap->probe, alua_probe_work);
+	ap->probe_secs = ALUA_PROBE_MIN_SECS;
 
 	spin_lock_irqsave(&h->lock, flags);
 	list_add_tail(&ap->list, &h->paths);
@@ -930,7 +1009,14 @@ static void alua_del_path(struct hw_handler *hwh, struct dm_path *path)
 	if (!ap)
 		return;
 
-	/* No err can start another; this one ends within its timeouts. */
+	/*
+	 * No err can start another re-check, and after stopping no probe is
+	 * armed or starts one; the one under way ends within its timeouts.
+	 */
+	spin_lock_irqsave(&h->lock, flags);
+	ap->stopping = true;
+	spin_unlock_irqrestore(&h->lock, flags);
+	cancel_delayed_work_sync(&ap->probe);
 	wait_event(ap->recheck_wait, alua_recheck_idle(ap));
 
 	spin_lock_irqsave(&h->lock, flags);

@@ -176,6 +176,17 @@ mpd_diag_stuck() {
 }
 
 # ---- set-up and cleanup ---------------------------------------------------
+# MPD_PATHS_DOWN: the command mpd_cleanup takes the paths away with, once
+# the maps are gone and while udevd still runs: scsi_debug's paths by
+# default; a scenario on other paths (the LIO array: lio-down) sets it.
+MPD_PATHS_DOWN=mpd_sdebug_down
+mpd_sdebug_down() {
+	local m
+	for m in "${SD_NAMES[@]}"; do
+		[ -e "/sys/block/$m/device/state" ] && path_running "$m"
+	done
+	sdebug_down
+}
 # mpd_cleanup: daemon, maps, configuration, paths, udevd and modules, in
 # that order (the daemon would recreate maps, a map holds its paths, and
 # udevd sees the paths go, as on a real system, so that its database does
@@ -190,11 +201,8 @@ mpd_cleanup() {
 	done
 	echo "# clean-up: maps removed after $((SECONDS - t)) s"
 	mpd_conf_remove
-	for m in "${SD_NAMES[@]}"; do
-		[ -e "/sys/block/$m/device/state" ] && path_running "$m"
-	done
-	sdebug_down
-	echo "# clean-up: scsi_debug unloaded after $((SECONDS - t)) s"
+	$MPD_PATHS_DOWN
+	echo "# clean-up: paths removed ($MPD_PATHS_DOWN) after $((SECONDS - t)) s"
 	udevd_stop
 	echo "# clean-up: udevd stopped after $((SECONDS - t)) s"
 	mp_mods_unload
@@ -215,27 +223,43 @@ mpd_finish() {
 # the map is named after the WWID (MAP_NAME).  TAP lines for each step;
 # false if one failed.
 mpd_setup() {
-	local n=$1 alias=$2 d
+	local n=$1
+	mpd_begin || return 1
+	sdebug_up "$n" || { tap_fail "scsi_debug with $n paths"; return 1; }
+	mpd_map "$2" "${3:-}" "${4:-}" "${SD_DEVS[@]}"
+}
+# mpd_begin: mpd_setup's first half, for paths of another kind: the
+# clean-up registered, no daemon or udevd of an earlier scenario, udevd
+# started.  The caller then brings up its paths (and sets MPD_PATHS_DOWN)
+# and calls mpd_map.
+mpd_begin() {
 	on_exit mpd_cleanup
 	check_fail "no multipathd left running by an earlier scenario" mpd_running || mpd_stop
 	check_fail "no systemd-udevd left running by an earlier scenario" udevd_running || udevd_stop
 	udevd_start
-	check "systemd-udevd started" udevd_running || return 1
-	sdebug_up "$n" || { tap_fail "scsi_debug with $n paths"; return 1; }
+	check "systemd-udevd started" udevd_running
+}
+# mpd_map ALIAS EXTRA_DEFAULTS EXTRA_DEVICE DEV...: mpd_setup's second
+# half over the paths DEV... (/dev/sdX, all to one LUN), as mpd_setup
+# describes (ALIAS "-": no configuration).
+mpd_map() {
+	local alias=$1 extra_defaults=$2 extra_device=$3 d n
+	shift 3
+	n=$#
 	udevadm settle --timeout=60 || mpd_diag_stuck
-	WWID=$(udev_prop "${SD_DEVS[0]}" ID_SERIAL)
+	WWID=$(udev_prop "$1" ID_SERIAL)
 	check "udev knows the LUN's WWID ($WWID)" test -n "$WWID" || return 1
 	PATH_NUMS=()
-	for d in "${SD_DEVS[@]}"; do PATH_NUMS+=("$(devnum "$d")"); done
+	for d in "$@"; do PATH_NUMS+=("$(devnum "$d")"); done
 	if [ "$alias" = - ]; then
 		# Debian's defaults: no configuration at all.  The map is
 		# named after the WWID (user_friendly_names no), and
 		# find_multipaths (strict) takes only WWIDs it was told of.
 		mpd_conf_remove
 		alias=$WWID
-		check "multipath -a: the LUN's WWID made known" multipath -a "${SD_DEVS[0]}" || return 1
+		check "multipath -a: the LUN's WWID made known" multipath -a "$1" || return 1
 	else
-		mpd_conf_write "$WWID" "$alias" "${3:-}" "${4:-}"
+		mpd_conf_write "$WWID" "$alias" "$extra_defaults" "$extra_device"
 	fi
 	mpd_start
 	check "multipathd started" mpd_running || { mpd_log_tail; return 1; }

@@ -6,7 +6,10 @@
 # active/optimized, altered by explicit STPG; fio ends with no error; the
 # handler's status shows group 1's paths as not answering.  With the links
 # back and the paths reinstated, group 1's paths serve reads again after
-# switch_group 1 (group 1 is still active/optimized in LIO).
+# switch_group 1 (group 1 is still active/optimized in LIO), and the
+# handler shows both of them active/optimized again: the port the pg_init
+# went through, and the other one, which the handler asks again by itself
+# (it is not told of the reinstatement).
 # timeout: 300
 source "${0%/*}/rc"
 
@@ -34,9 +37,13 @@ check "switch_group 1" dmsetup message mpalua 0 switch_group 1
 io1=$(group_io 1)
 check "read through group 1 again" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=16 iflag=direct status=none
 check "... it went through group 1" group_io_gt 1 "$io1"
-# The port pg_init went through answered: status shows its group again.
-# shellcheck disable=SC2016
-check "status: handler saw a group 1 path active/optimized again" \
-	eval '[ "$(seen mpalua g1p0)" = ao ] || [ "$(seen mpalua g1p1)" = ao ]'
+# Not "noresp" for ever: both ports answer again, pg_init's and the other.
+for p in g1p0 g1p1; do
+	check "status: handler sees $p active/optimized again" \
+		wait_until 30 eval "[ \"\$(seen mpalua $p)\" = ao ]"
+done
+diag "handler: $(for p in "${LIO_PORTS[@]}"; do printf '%s=%s ' "$p" "$(seen mpalua "$p")"; done)"
+[ "$ALUA_DH" = 1 ] || check_match "kernel log: dm-alua saw a group 1 port answer again" \
+	"multipath alua: (${LIO_NUM[g1p0]}|${LIO_NUM[g1p1]}) .*port answers again" "$(kmsg_since)"
 check "remove map" dm_remove mpalua
 check "modules unload" mp_mods_unload

@@ -13,7 +13,7 @@
 # everything unloads afterwards. See tests/soak/README.md;
 # tests/soak/run-soak runs it for longer (it rewrites the timeout below from
 # the duration).
-# timeout: 360
+# timeout: 480
 source "${0%/*}/rc"
 
 # mptest.soakduration=S mptest.soakseed=N on the guest command line

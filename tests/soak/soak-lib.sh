@@ -696,7 +696,9 @@ emc_trespasses() { # emc_trespasses SP FIELD
 soak_main() { # soak_main DURATION_S SEED
 	SOAK_DUR=$1 SOAK_SEED=$2
 	# The ALUA map: on in run-soak (make soak), off in make check's 350
-	# unless mptest.soakalua=1 (it costs the shared CI guest ~30-60 s more).
+	# unless mptest.soakalua=1: on a loaded machine its blocking
+	# transitions and STPG waits left the 185 s of chaos 30-40 % fewer
+	# steps for 6 more first-round kinds, and some runs missed kinds.
 	SOAK_ALUA=${SOAK_ALUA:-$(soak_param alua 0)}
 	local end i k t0 line st ta tb missing t_setup
 	local -a rc=()

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# The soak: verified fio I/O through two multipath maps while a seeded chaos
-# driver breaks and repairs everything under them. Source after
+# The soak: verified fio I/O through three multipath maps while a seeded
+# chaos driver breaks and repairs everything under them. Source after
 # tests/lib/common.sh and tests/clariion/lib.sh; soak_main DURATION_S SEED
 # runs it all and emits TAP (see tests/soak/README.md).
 #
@@ -10,6 +10,10 @@
 #             underneath); PG2 = sd (3), sd (4). All share one store.
 #   soak-emc  the emulated CLARiiON (tests/clariion): "1 emc", PG1 = SP A's
 #             2 ports, PG2 = SP B's 2 ports; always queue_if_no_path.
+#   soak-alua the LIO ALUA array (tests/lio): "1 alua", PG1 = target port
+#             group 1's 2 ports, PG2 = group 2's; always queue_if_no_path
+#             (soak-alua.sh; only with mptest.soakalua=1, as run-soak
+#             sets it).
 #
 # The policy the chaos keeps: an I/O error may surface only if no path is
 # usable and nothing queues. So: queue_if_no_path is switched off only while
@@ -29,6 +33,8 @@ STACK=soak-px
 RC=16			# round-robin repeat_count of the soak map
 BACKLOG=128		# fio verify_backlog
 IODEPTH=8
+# shellcheck source=tests/soak/soak-alua.sh
+source "$REPO/tests/soak/soak-alua.sh"
 
 # ---- PRNG (a global: $(...) would lose its state) ----------------------
 _RS=1
@@ -430,7 +436,8 @@ act_emc_switch() {
 }
 
 # The path checker (multipathd's job): reinstate what is healthy again,
-# two steps after it became so, and every failed path of the emc map.
+# two steps after it became so, and every failed path of the emc and alua
+# maps.
 checker() {
 	local i p st
 	for ((i = 0; i < NSLOT; i++)); do
@@ -440,6 +447,7 @@ checker() {
 		SL_ACTIVE[$i]=1
 		ev reinstate "slot $i ${SL_DEV[$i]}"
 	done
+	alua_reinstate
 	[ -n "$EMC_ON" ] || return 0
 	# Kernel state, but it only decides what to repair, never what to break.
 	st=$(dmsetup status "$EMC")
@@ -485,7 +493,9 @@ chaos_step() {
 	: "$tries"
 }
 # The first round: every kind once, in a seeded order; each failing mode of
-# the stack; emc_switch twice (both directions); enable right after disable.
+# the stack; emc_switch twice (both directions); enable right after disable;
+# on the ALUA array both ends of a transition, standby and unavailable, and
+# a switch that needs STPG.
 chaos_shuffle() {
 	local i j t a
 	local -a o=()
@@ -494,6 +504,9 @@ chaos_shuffle() {
 		case $a in
 		stack) ORDER+=(stack:delay stack:flakey stack:flapping) ;;
 		enable) ;;
+		alua_trans) ORDER+=(alua_trans:back alua_trans:swap) ;;
+		alua_down) ORDER+=(alua_down:s alua_down:u) ;;
+		alua_switch) ORDER+=(alua_switch:stpg) ;;
 		*) ORDER+=("$a") ;;
 		esac
 	done
@@ -526,6 +539,7 @@ restore_all() {
 	fi
 	reload_main 1
 	for ((i = 0; i < NSLOT; i++)); do SL_ACTIVE[$i]=0 SL_SINCE[$i]=-10; done
+	alua_restore
 	checker
 }
 
@@ -550,10 +564,14 @@ soak_setup() {
 	on_exit "mod_unload_retry dm_delay; mod_unload_retry dm_flakey"
 	on_exit "mp_mods_unload"
 	on_exit "'$CL/clariion-down'"
+	# Before clariion-down: the target modules are the CLARiiON's.
+	on_exit "'$LIO/lio-down'"
 	on_exit "dm_remove $STACK"
-	on_exit "dm_remove $MAIN; dm_remove $EMC"
+	on_exit "dm_remove $MAIN; dm_remove $EMC; dm_remove $ALUA"
 	on_exit "for s in \${SL_SD[@]}; do path_running \$s; done"
-	on_exit "dmsetup message $MAIN 0 fail_if_no_path; dmsetup message $EMC 0 fail_if_no_path; kill \${FIO_PIDS[*]} 2>/dev/null; wait"
+	on_exit "for m in $MAIN $EMC $ALUA; do dmsetup message \$m 0 fail_if_no_path; done; kill \${FIO_PIDS[*]} 2>/dev/null; wait"
+	# First of all at an early exit (a timeout too): keep the chaos log.
+	on_exit "cp $CHAOS_LOG /results/350-soak.chaos.log"
 
 	check "modprobe dm-flakey dm-delay" sh -c "modprobe dm-flakey && modprobe dm-delay" || return 1
 	sdebug_up 5 || { tap_fail "scsi_debug with 5 paths"; return 1; }
@@ -583,14 +601,16 @@ soak_setup() {
 	check "first I/O on $EMC" dd if=/dev/mapper/$EMC of=/dev/null bs=64k count=4 iflag=direct status=none || return 1
 	cl_ctl reset-counters >/dev/null
 	EMC_ON=1
+	if [ "$SOAK_ALUA" = 1 ]; then alua_setup || return 1; else diag "soak: without the ALUA map (mptest.soakalua=1 adds it; run-soak does)"; fi
 	out=$(dmsetup status "$MAIN")
 	check_match "$MAIN: 5 paths active" "( [0-9]+:[0-9]+ A [0-9]+.*){5}" "$out"
 }
 
-# fio_job MAP SECTORS WRITERS: a job file: WRITERS random writers with
+# fio_job MAP SECTORS WRITERS [OPTION]: a job file: WRITERS random writers with
 # crc32c verification (verify_backlog: verified while the run goes on), each
 # in its own region, and one random reader over the whole device. fio runs
 # at nice 19: in the emulated guest it would leave the chaos driver no CPU.
+# OPTION: one more global line (a rate bound).
 fio_job() {
 	local map=$1 bytes=$(($2 * 512)) n=$3 region
 	region=$((bytes / n / 1048576 * 1048576))
@@ -606,6 +626,7 @@ fio_job() {
 	bsrange=4k-64k
 	blockalign=4k
 	nice=19
+	${4:-}
 
 	[$map-w]
 	rw=randwrite
@@ -624,8 +645,8 @@ fio_job() {
 }
 
 FIO_PIDS=()
-fio_start() { # fio_start MAP SECTORS WRITERS
-	fio_job "$1" "$2" "$3" >"/tmp/fio-$1.job"
+fio_start() { # fio_start MAP SECTORS WRITERS [OPTION]
+	fio_job "$1" "$2" "$3" "${4:-}" >"/tmp/fio-$1.job"
 	fio --output-format=json --output="/tmp/fio-$1.json" "/tmp/fio-$1.job" \
 		>"/tmp/fio-$1.log" 2>&1 &
 	FIO_PIDS+=($!)
@@ -674,6 +695,11 @@ emc_trespasses() { # emc_trespasses SP FIELD
 
 soak_main() { # soak_main DURATION_S SEED
 	SOAK_DUR=$1 SOAK_SEED=$2
+	# The ALUA map: on in run-soak (make soak), off in make check's 350
+	# unless mptest.soakalua=1: on a loaded machine its blocking
+	# transitions and STPG waits left the 185 s of chaos 30-40 % fewer
+	# steps for 6 more first-round kinds, and some runs missed kinds.
+	SOAK_ALUA=${SOAK_ALUA:-$(soak_param alua 0)}
 	local end i k t0 line st ta tb missing t_setup
 	local -a rc=()
 	: >"$CHAOS_LOG"
@@ -686,11 +712,18 @@ soak_main() { # soak_main DURATION_S SEED
 	diag "soak: setup took $((SECONDS - t_setup)) s"
 	fio_start "$MAIN" "$SIZE" 3
 	fio_start "$EMC" "$(blockdev --getsz /dev/mapper/$EMC)" 2
+	# LIO's ramdisk answers at once, and its work in the guest's kernel is
+	# not niced with fio: unbounded, this fio alone would slow the chaos.
+	[ -z "$ALUA_ON" ] || fio_start "$ALUA" "$(blockdev --getsz /dev/mapper/$ALUA)" 1 rate_iops=100
 	sleep 3
 	for i in "${!FIO_PIDS[@]}"; do
 		check "fio $i is running" kill -0 "${FIO_PIDS[$i]}"
 	done
 	SOAK_T0=$SECONDS
+	if [ -n "$ALUA_ON" ]; then
+		ACTIONS+=(alua_swap alua_trans alua_down alua_switch)
+		WEIGHTS+=(3 2 3 3)
+	fi
 	chaos_shuffle
 	note "chaos: seed $SOAK_SEED, order: ${ORDER[*]}"
 	# Stop the chaos early enough to repair everything before fio ends.
@@ -717,6 +750,7 @@ soak_main() { # soak_main DURATION_S SEED
 	diag "soak: events by kind:$line"
 	fio_verdict "$MAIN" "${rc[0]}"
 	fio_verdict "$EMC" "${rc[1]}"
+	[ -z "$ALUA_ON" ] || fio_verdict "$ALUA" "${rc[2]}"
 	diag "soak: I/Os verified: $VERIFIED_TOTAL"
 	check_eq "every chaos command succeeded" 0 "$CHAOS_ERRORS"
 	check_eq "every all-paths-down outage queued I/O ($OUTAGES outages)" "$OUTAGES" "$OUTAGE_QUEUED"
@@ -728,6 +762,13 @@ soak_main() { # soak_main DURATION_S SEED
 		ev_sum "$k"
 		[ "$R" -gt 0 ] || missing+=" $k"
 	done
+	if [ -n "$ALUA_ON" ]; then
+		for k in alua-swap- alua-trans-back alua-trans-swap alua-standby \
+			alua-unavail alua-stpg- alua-reinstate; do
+			ev_sum "$k"
+			[ "$R" -gt 0 ] || missing+=" $k"
+		done
+	fi
 	check_eq "the chaos ran every kind of fault (missing:${missing:- none})" "" "$missing"
 	ta=$(emc_trespasses A trespass_ok) tb=$(emc_trespasses B trespass_ok)
 	diag "soak: dm-emc trespasses completed: to SP A $ta, to SP B $tb; rejected on passive ports: $(($(emc_trespasses A passive_rejects) + $(emc_trespasses B passive_rejects)))"
@@ -737,6 +778,7 @@ soak_main() { # soak_main DURATION_S SEED
 	check_match "$MAIN after the repair: no bio queued, all 5 paths active" \
 		"^0 [0-9]+ multipath 1 0 .*( [0-9]+:[0-9]+ A [0-9]+.*){5}" "$st"
 	check_eq "$EMC after the run: no bio queued" 0 "$(queue_size "$EMC")"
+	alua_verdict
 	cp "$CHAOS_LOG" /results/350-soak.chaos.log 2>/dev/null
 	diag "soak: chaos log (last 15 lines; all in 350-soak.chaos.log):"
 	tail -n 15 "$CHAOS_LOG" | sed 's/^/#   /'
@@ -751,8 +793,13 @@ soak_teardown() {
 	check "remove $MAIN" dm_remove "$MAIN"
 	check "remove $EMC" dm_remove "$EMC"
 	check "remove $STACK" dm_remove "$STACK"
+	if [ -n "$ALUA_ON" ]; then
+		check "remove $ALUA" dm_remove "$ALUA"
+		# Before clariion-down: the target modules are the CLARiiON's.
+		check "lio-down" "$LIO/lio-down"
+	fi
 	clariion_stop
-	for m in dm_emc dm_round_robin dm_multipath dm_flakey dm_delay scsi_debug; do
+	for m in dm_emc dm_alua dm_round_robin dm_multipath dm_flakey dm_delay scsi_debug; do
 		check "unload $m" mod_unload_retry "$m"
 	done
 }

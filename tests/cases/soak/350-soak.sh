@@ -1,15 +1,19 @@
 #!/bin/bash
-# Soak: verified fio on two maps through seeded chaos; no error, all events.
-# Soak (issue 5): crc32c-verified fio through a 5-path, 2-PG map and a map on
-# the emulated CLARiiON ("1 emc") while a seeded chaos driver offlines,
-# deletes and rescans paths, flips a flakey/delay stack under one path,
-# sends fail/reinstate/switch/disable/enable and queue_if_no_path toggles,
-# takes all paths down (queueing) and back, suspends (flush and noflush),
-# reloads tables that add and remove paths, and trespasses the LUN both
-# ways. No verify error, no I/O error, every event counted, everything
-# unloads afterwards. See tests/soak/README.md; tests/soak/run-soak runs it
-# for longer (it rewrites the timeout below from the duration).
-# timeout: 360
+# Soak: verified fio on three maps through seeded chaos; no error, all events.
+# Soak (issues 5, 21): crc32c-verified fio through a 5-path, 2-PG map, a map
+# on the emulated CLARiiON ("1 emc") and a map on the LIO ALUA array
+# ("1 alua") while a seeded chaos driver offlines, deletes and rescans
+# paths, flips a flakey/delay stack under one path, sends
+# fail/reinstate/switch/disable/enable and queue_if_no_path toggles, takes
+# all paths down (queueing) and back, suspends (flush and noflush), reloads
+# tables that add and remove paths, trespasses the LUN both ways, and has
+# the ALUA array swap, transition, standby and unavailable its groups while
+# our switch_group makes dm-alua send STPG. No verify error, no I/O error,
+# every event counted, LIO's states as the last action left them,
+# everything unloads afterwards. See tests/soak/README.md;
+# tests/soak/run-soak runs it for longer (it rewrites the timeout below from
+# the duration).
+# timeout: 480
 source "${0%/*}/rc"
 
 # mptest.soakduration=S mptest.soakseed=N on the guest command line

@@ -48,8 +48,10 @@ diag "offline $NF1 (the path of the PG in use)"
 path_offline "$NF1"
 is_failed() { [ "$(path_state "$M" "$F1")" = F ]; }
 check "the kernel fails $NF1 on its I/O error" wait_until 30 is_failed
-check "multipathd marks $NF1 faulty" \
-	wait_until 30 test "$(mpd_chk_state "$M" "$NF1")" = faulty
+# (functions: wait_until must read multipathd's answer at every poll)
+chk_is() { [ "$(mpd_chk_state "$M" "$NF1")" = "$1" ]; }
+dm_chk_is() { [ "$(mpd_dm_state "$M" "$NF1") $(mpd_chk_state "$M" "$NF1")" = "$1" ]; }
+check "multipathd marks $NF1 faulty" wait_until 30 chk_is faulty
 check "fio still running" running
 before=$(io_of "$NF2")
 check "$NF2 (the other PG) carries the I/O" wait_until 20 eval "[ \$(io_of $NF2) -gt $before ]"
@@ -58,8 +60,7 @@ diag "$NF1 running again"
 path_running "$NF1"
 is_active() { [ "$(path_state "$M" "$F1")" = A ]; }
 check "multipathd reinstates $NF1" wait_until 30 is_active
-check "multipathd: $NF1 active and ready" \
-	wait_until 30 test "$(mpd_dm_state "$M" "$NF1") $(mpd_chk_state "$M" "$NF1")" = "active ready"
+check "multipathd: $NF1 active and ready" wait_until 30 dm_chk_is "active ready"
 mpd_diag_topology "$M"
 
 check "fio finishes" wait_until 300 eval '! running'

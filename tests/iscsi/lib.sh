@@ -58,10 +58,13 @@ secs_since() { local d=$(($(now) - $1)); printf '%d.%d' $((d / 1000000)) $((d / 
 
 # ---- the path checker ---------------------------------------------------
 # What multipathd's checker does for a failed path, and nothing more: every
-# INTERVAL seconds, each path MAP shows failed whose SCSI device is
-# "running" again and answers a 4 KiB direct read is reinstated with a
-# message.  Log lines "<epoch> reinstated MAJ:MIN" in CHECKER_LOG.
+# INTERVAL seconds, each path MAP shows failed whose device is in
+# CHECKER_READY_STATE again and answers a 4 KiB direct read is reinstated
+# with a message.  Log lines "<epoch> reinstated MAJ:MIN" in CHECKER_LOG.
 CHECKER_LOG=/tmp/iscsi-checker.log
+# The device state of a path that may be tried again: a SCSI disk's
+# "running"; other transports' libs set theirs (NVMe: the controller "live").
+CHECKER_READY_STATE=running
 checker_start() { # checker_start MAP [INTERVAL]
 	: >"$CHECKER_LOG"
 	_checker "$1" "${2:-0.5}" >>"$CHECKER_LOG" 2>&1 &
@@ -85,7 +88,7 @@ _checker() {
 			sd=${sd##*/}
 			st=""
 			{ read -r st <"/sys/block/$sd/device/state"; } 2>/dev/null
-			[ "$st" = running ] || continue
+			[ "$st" = "$CHECKER_READY_STATE" ] || continue
 			timeout 10 dd if="/dev/$sd" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null ||
 				continue
 			dmsetup message "$map" 0 reinstate_path "$dev" &&

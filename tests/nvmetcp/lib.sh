@@ -75,27 +75,6 @@ nvt_map_fio() {
 }
 
 # ---- the path checker's test ---------------------------------------------
-# Replaces the iSCSI checker's loop (same contract: every INTERVAL seconds,
-# reinstate each failed path of MAP that is ready and answers a 4 KiB
-# direct read; "<epoch> reinstated MAJ:MIN" in CHECKER_LOG): an NVMe path
-# is ready when its controller is "live" again (reconnected).
-_checker() {
-	local map=$1 interval=$2 f i dev nd st
-	while :; do
-		read -ra f <<<"$(dmsetup status "$map" 2>/dev/null)"
-		for ((i = 0; i < ${#f[@]} - 1; i++)); do
-			[[ ${f[i]} =~ ^[0-9]+:[0-9]+$ ]] && [ "${f[i + 1]}" = F ] || continue
-			dev=${f[i]}
-			nd=$(readlink "/sys/dev/block/$dev") || continue
-			nd=${nd##*/}
-			st=""
-			{ read -r st <"/sys/block/$nd/device/state"; } 2>/dev/null
-			[ "$st" = live ] || continue
-			timeout 10 dd if="/dev/$nd" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null ||
-				continue
-			dmsetup message "$map" 0 reinstate_path "$dev" &&
-				echo "${EPOCHREALTIME} reinstated $dev"
-		done
-		sleep "$interval"
-	done
-}
+# tests/iscsi/lib.sh's checker, with an NVMe path's ready state: its
+# controller (/sys/block/nvmeXnY/device) "live" again, i.e. reconnected.
+CHECKER_READY_STATE=live

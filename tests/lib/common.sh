@@ -239,6 +239,30 @@ dm_remove() {
 	dmsetup remove --force "$1"
 }
 
+# table_pgs MAP: the map's priority groups from its table, one line each:
+# "PG DEV DEV..." (PG 1-based, paths as MAJ:MIN in table order), past the
+# features, the handler's words and each selector's and path's arguments.
+table_pgs() {
+	local f i n pg np npa line
+	read -ra f <<<"$(dmsetup table "$1")" || return 1
+	i=3
+	i=$((i + 1 + f[i]))		# features
+	i=$((i + 1 + f[i]))		# hardware handler
+	n=${f[i]}
+	i=$((i + 2))			# #PGs, initial PG
+	for ((pg = 1; pg <= n; pg++)); do
+		i=$((i + 2 + f[i + 1]))	# selector name and args
+		np=${f[i]} npa=${f[i + 1]}
+		i=$((i + 2))
+		line=$pg
+		for ((; np > 0; np--)); do
+			line+=" ${f[i]}"
+			i=$((i + 1 + npa))
+		done
+		echo "$line"
+	done
+}
+
 # ---- I/O held by a map ------------------------------------------------------
 # queue_size MAP: bios MAP holds for want of a path (INFO status field 5).
 queue_size() { local f; read -ra f <<<"$(dmsetup status "$1")" && echo "${f[4]}"; }

@@ -74,27 +74,16 @@ check "first read through the map" dd if="$MAP_DEV" of=/dev/null bs=64k count=4 
 # pgs: the table's PGs as "PG:port,port ..." in table order, e.g.
 # "1:g1p0,g1p1 2:g2p0,g2p1" (ports sorted within a PG).
 pgs() {
-	local f i n np npa nsa pg out="" ports p
-	read -ra f <<<"$(dmsetup table "$M")"
-	i=3
-	i=$((i + 1 + f[i]))		# features
-	i=$((i + 1 + f[i]))		# hardware handler
-	n=${f[i]}
-	i=$((i + 2))			# #PGs, initial PG
-	for ((pg = 1; pg <= n; pg++)); do
-		nsa=${f[i + 1]}
-		i=$((i + 2 + nsa))	# selector name and args
-		np=${f[i]} npa=${f[i + 1]}
-		i=$((i + 2))
+	local pg devs d p ports out=""
+	while read -r pg devs; do
 		ports=()
-		for ((; np > 0; np--)); do
+		for d in $devs; do
 			for p in "${LIO_PORTS[@]}"; do
-				[ "${LIO_NUM[$p]}" = "${f[i]}" ] && ports+=("$p")
+				[ "${LIO_NUM[$p]}" = "$d" ] && ports+=("$p")
 			done
-			i=$((i + 1 + npa))
 		done
 		out+="$pg:$(printf '%s\n' "${ports[@]}" | sort | paste -sd,) "
-	done
+	done < <(table_pgs "$M")
 	echo "${out% }"
 }
 pgs_are() { [ "$(pgs)" = "$1" ]; }

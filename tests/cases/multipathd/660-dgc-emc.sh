@@ -24,26 +24,7 @@ both_are() { mpd_path_is "${NAME[$1]}" "$3" "$4" && mpd_path_is "${NAME[$2]}" "$
 all_ready() { [ "$(mpd_paths | grep -c " ready active ")" = 4 ]; }
 
 # pg_of DEVNUM: which PG (1-based) of the map's table holds that path
-pg_of() {
-	local f i pg=0 n np npa nsa
-	read -ra f <<<"$(dmsetup table "$MAP")"
-	i=3
-	i=$((i + 1 + f[i]))		# features
-	i=$((i + 1 + f[i]))		# hardware handler
-	n=${f[i]}
-	i=$((i + 2))			# #PGs, initial PG
-	for ((pg = 1; pg <= n; pg++)); do
-		nsa=${f[i + 1]}
-		i=$((i + 2 + nsa))	# selector name and args
-		np=${f[i]} npa=${f[i + 1]}
-		i=$((i + 2))
-		for ((; np > 0; np--)); do
-			[ "${f[i]}" = "$1" ] && { echo $pg; return 0; }
-			i=$((i + 1 + npa))
-		done
-	done
-	return 1
-}
+pg_of() { table_pgs "$MAP" | awk -v d="$1" '{ for (i = 2; i <= NF; i++) if ($i == d) print $1 }'; }
 
 declare -A N NAME
 clariion_start --ports-per-sp 2 || exit 1

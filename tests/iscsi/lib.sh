@@ -56,6 +56,60 @@ now() { echo "${EPOCHREALTIME/./}"; } # microseconds
 # secs_since T0: seconds (one decimal) from T0 (a now) to now
 secs_since() { local d=$(($(now) - $1)); printf '%d.%d' $((d / 1000000)) $((d / 100000 % 10)); }
 
+# cut_one_by_one MAP CTL: the body 601 (iSCSI) and 621 (NVMe/TCP) share.
+# On a map MAP over 4 links with the checker and fio running (P, N set):
+# links p0-p2 are cut one by one (link down, total loss, silent drop) down
+# to the last, each seen as exactly one path failure (fail_count +1) and
+# logged by our target; p3 carries the I/O; then they are restored one by
+# one and reinstated by the checker, each carrying I/O again; fio ends
+# verified with no error; the map is removed.  CTL is the transport's link
+# control (san_ctl, nvt_ctl); the caller's cut_log_check LOG checks what
+# the transport itself logged for the cuts.
+cut_one_by_one() {
+	local map=$1 ctl=$2 ways=(down loss drop) i f0 t b log
+
+	kmsg_mark
+	for i in 0 1 2; do
+		path_fields "$map" "${P[i]}"
+		f0=$PATH_FAILS
+		t=$(now)
+		check "cut p$i (${ways[i]})" "$ctl" cut "p$i" "${ways[i]}"
+		check "p$i (${N[i]}, cut by ${ways[i]}) failed in the map within 90 s" \
+			wait_until 90 path_is "$map" "${P[i]}" F
+		diag "p$i cut by ${ways[i]}: path failed $(secs_since "$t") s after the cut"
+		path_fields "$map" "${P[i]}"
+		check_eq "p$i: fail_count +1" $((f0 + 1)) "$PATH_FAILS"
+		check "fio still running" fio_running
+	done
+	check_match "INFO status: three paths failed, the last active" \
+		" ${P[0]} F 1 ${P[1]} F 1 ${P[2]} F 1 ${P[3]} A 0 $" "$(dmsetup status "$map")"
+	b=$(io_of "${N[3]}")
+	check "the last path carries the I/O" wait_until 10 io_above "${N[3]}" $((b + 50))
+	log=$(kmsg_since)
+	for i in 0 1 2; do
+		check_match "kernel log: our target failed ${N[i]}" "failing path ${P[i]}([^0-9]|$)" "$log"
+	done
+	cut_log_check "$log"
+
+	for i in 2 1 0; do
+		t=$(now)
+		check "restore p$i (${ways[i]})" "$ctl" restore "p$i"
+		check "p$i reinstated by the checker within 90 s" wait_until 90 path_is "$map" "${P[i]}" A
+		diag "p$i (${ways[i]}): reinstated $(secs_since "$t") s after the restore"
+		b=$(io_of "${N[i]}")
+		check "p$i carries I/O again" wait_until 10 io_above "${N[i]}" "$b"
+	done
+	check_match "INFO status: all active, one failure each on the cut paths" \
+		" ${P[0]} A 1 ${P[1]} A 1 ${P[2]} A 1 ${P[3]} A 0 $" "$(dmsetup status "$map")"
+	diag "checker: $(tr '\n' ';' <"$CHECKER_LOG")"
+	fio_stop_check "$FIO_JSON"
+	check_eq "no I/O error reached the map's user (kernel log)" "" \
+		"$(kmsg_since | grep -E 'multipath.*(giving up|error)|Buffer I/O error on dev dm-')"
+	checker_stop
+	dm_remove "$map"
+	check "modules unload" mp_mods_unload
+}
+
 # ---- the path checker ---------------------------------------------------
 # What multipathd's checker does for a failed path, and nothing more: every
 # INTERVAL seconds, each path MAP shows failed whose device is in

@@ -110,6 +110,52 @@ cut_one_by_one() {
 	check "modules unload" mp_mods_unload
 }
 
+# all_down_held MAP CTL: the body 602 (iSCSI) and 622 (NVMe/TCP) share. On a
+# map MAP with queue_if_no_path over 2 links, checker and fio running: both
+# links cut (link down, silent drop), both paths fail, the map holds fio's
+# I/O (queue size > 0, unchanged 5 s later, nothing completed on either
+# path, fio still running), the caller's outage_check runs; then both links
+# restored, the checker reinstates the paths, the held I/O is released and
+# flows again, fio ends verified with no error, none in the kernel log.
+all_down_held() {
+	local map=$1 ctl=$2 t q1 q2 io0 io1 b
+
+	kmsg_mark
+	t=$(now)
+	check "cut p0 (link down)" "$ctl" cut p0 down
+	check "cut p1 (iptables DROP)" "$ctl" cut p1 drop
+	check "both paths failed within 90 s" wait_until 90 eval \
+		'path_is "$map" "${P[0]}" F && path_is "$map" "${P[1]}" F'
+	diag "both paths failed $(secs_since "$t") s after the cuts"
+	check "the map holds fio's I/O (queue size > 0)" wait_until 10 eval '[ "$(queue_size "$map")" -gt 0 ]'
+	q1=$(queue_size "$map")
+	io0=$(($(io_of "${N[0]}") + $(io_of "${N[1]}")))
+	sleep 5
+	io1=$(($(io_of "${N[0]}") + $(io_of "${N[1]}")))
+	q2=$(queue_size "$map")
+	diag "held bios: $q1, 5 s later $q2"
+	check "still held 5 s later" test "$q2" -gt 0
+	check_eq "no I/O completed on either path meanwhile" "$io0" "$io1"
+	check "fio waits (still running, no error)" fio_running
+	outage_check
+
+	t=$(now)
+	check "restore p0" "$ctl" restore p0
+	check "restore p1" "$ctl" restore p1
+	check "a path reinstated within 90 s" wait_until 90 eval \
+		'path_is "$map" "${P[0]}" A || path_is "$map" "${P[1]}" A'
+	diag "first path back $(secs_since "$t") s after the restore"
+	check "the held I/O is released (queue size 0)" wait_until 20 queue_size_is "$map" 0
+	check "both paths reinstated within 90 s" wait_until 90 eval \
+		'path_is "$map" "${P[0]}" A && path_is "$map" "${P[1]}" A'
+	diag "both paths back $(secs_since "$t") s after the restore"
+	b=$(io_of "${N[0]}")
+	check "I/O flows again" wait_until 10 io_above "${N[0]}" $((b + 20))
+	fio_stop_check "$FIO_JSON"
+	check_eq "no I/O error reached the map's user (kernel log)" "" \
+		"$(kmsg_since | grep -E 'multipath.*giving up|Buffer I/O error on dev dm-')"
+}
+
 # ---- the path checker ---------------------------------------------------
 # What multipathd's checker does for a failed path, and nothing more: every
 # INTERVAL seconds, each path MAP shows failed whose device is in

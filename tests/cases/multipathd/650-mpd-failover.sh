@@ -38,8 +38,10 @@ diag "offline $NA"
 path_offline "$NA"
 is_failed() { [ "$(path_state mpta "$A")" = F ]; }
 check "the kernel fails $NA on its I/O error" wait_until 30 is_failed
-check "multipathd marks $NA failed (checker: faulty)" \
-	wait_until 30 test "$(mpd_chk_state mpta "$NA")" = faulty
+# (functions: wait_until must read multipathd's answer at every poll)
+chk_is() { [ "$(mpd_chk_state mpta "$NA")" = "$1" ]; }
+dm_chk_is() { [ "$(mpd_dm_state mpta "$NA") $(mpd_chk_state mpta "$NA")" = "$1" ]; }
+check "multipathd marks $NA failed (checker: faulty)" wait_until 30 chk_is faulty
 check_eq "multipathd: $NA failed in the map" failed "$(mpd_dm_state mpta "$NA")"
 mpd_diag_topology mpta
 check "fio still running on $NB" running
@@ -52,8 +54,7 @@ diag "$NA running again"
 path_running "$NA"
 is_active() { [ "$(path_state mpta "$A")" = A ]; }
 check "multipathd reinstates $NA (kernel: active)" wait_until 30 is_active
-check "multipathd: $NA active and ready" \
-	wait_until 30 test "$(mpd_dm_state mpta "$NA") $(mpd_chk_state mpta "$NA")" = "active ready"
+check "multipathd: $NA active and ready" wait_until 30 dm_chk_is "active ready"
 log=$(kmsg_since)
 check_match "kernel log: $A failed" "failing path $A([^0-9]|\$)" "$log"
 check_match "kernel log: $A reinstated" "reinstating path $A([^0-9]|\$)" "$log"

@@ -51,9 +51,11 @@ t0=$SECONDS
 writers mptc-tail "$pat"
 all_failed() { [ "$(path_state mptc "$A") $(path_state mptc "$B")" = "F F" ]; }
 check "the kernel fails both paths" wait_until 30 all_failed
-check "the writers' bios queue in the map" wait_until 30 test "$(queue_size mptc)" -gt 0
-check_match "multipathd enters recovery mode" "mptc: Entering recovery mode: max_retries=$RETRY" \
-	"$(cat "$MPD_LOG")"
+# (wait_until evaluates at every poll: the queue and the daemon's log,
+# which gets its line at the checker's next tick)
+check "the writers' bios queue in the map" wait_until 30 eval '[ "$(queue_size mptc)" -gt 0 ]'
+check "multipathd enters recovery mode" wait_until 15 \
+	grep -q "mptc: Entering recovery mode: max_retries=$RETRY" "$MPD_LOG"
 diag "queued bios: $(queue_size mptc); table: $(dmsetup table mptc)"
 check "multipathd disables queueing and the writers return" wait_until 60 writers_all_done
 waited=$((SECONDS - t0))
@@ -61,7 +63,7 @@ diag "writers returned $waited s after the outage began (no_path_retry $RETRY x 
 check "that was no sooner than $((RETRY - 1)) checker ticks (1 s each)" test "$waited" -ge $((RETRY - 1))
 ex=$(writers_exits)
 check_match "every queued writer failed (EIO), none succeeded" "^([1-9][0-9]* ){4}\$" "$ex"
-check_match "multipathd logged disabling queueing" "mptc: Disable queueing" "$(cat "$MPD_LOG")"
+check "multipathd logged disabling queueing" wait_until 10 grep -q "mptc: Disable queueing" "$MPD_LOG"
 check_match "table now without queue_if_no_path (fail_if_no_path)" \
 	"^0 [0-9]+ multipath 0 0 1 1 round-robin " "$(dmsetup table mptc)"
 check_eq "nothing left queued" 0 "$(queue_size mptc)"

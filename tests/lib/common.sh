@@ -140,7 +140,7 @@ sdebug_up() {
 			[ -e "$d" ] && basename "$d"
 		done
 	}
-	wait_until 30 test "$(_sdebug_names | wc -l)" -ge "$n" || return 1
+	wait_until 30 eval '[ "$(_sdebug_names | wc -l)" -ge "$n" ]' || return 1
 	SD_NAMES=()
 	SD_DEVS=()
 	for h in /sys/bus/pseudo/drivers/scsi_debug/adapter*; do

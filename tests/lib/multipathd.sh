@@ -134,8 +134,10 @@ mpd_cmd() { multipathd "$@"; }
 mpd_has_map() { dmsetup table "$1" 2>/dev/null | grep -q ' multipath '; }
 # mpd_wait_map ALIAS N: until multipathd has made map ALIAS with N paths
 mpd_wait_map() {
+	local alias=$1 n=$2
 	_mpd_nr_paths() { dmsetup table "$1" 2>/dev/null | grep -o ' [0-9]*:[0-9]* ' | wc -l; }
-	wait_until 60 test "$(_mpd_nr_paths "$1")" -eq "$2"
+	# (eval: counted at every poll; alias and n, not $1 and $2, inside it)
+	wait_until 60 eval '[ "$(_mpd_nr_paths "$alias")" -eq "$n" ]'
 }
 # mpd_path_states ALIAS: "dev dm_state chk_state" per path, from multipathd
 mpd_path_states() {

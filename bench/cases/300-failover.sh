@@ -26,7 +26,7 @@ diag "mode=$BENCH_MODE quick=$BENCH_QUICK failovers=$NFAIL impls=$IMPLS"
 if sdebug_up 2 ndelay=50000; then tap_ok "two scsi_debug paths"; else tap_fail "two scsi_debug paths"; exit 1; fi
 A=${SD_NAMES[0]} B=${SD_NAMES[1]}
 for p in "$A" "$B"; do
-	wait_until 30 test "$(cat "/sys/block/$p/size")" -gt 0 || { tap_fail "$p has no size"; exit 1; }
+	wait_until 30 eval '[ "$(cat "/sys/block/$p/size")" -gt 0 ]' || { tap_fail "$p has no size"; exit 1; }
 done
 
 mkdev_t() { local IFS=:; set -- $1; echo $((($1 << 20) | $2)); }

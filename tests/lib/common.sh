@@ -61,12 +61,12 @@ WAIT_SCALE=${WAIT_SCALE:-$(per_kernel 1 4)}
 # target modules loaded on the debug kernel, where loading and unloading
 # them costs ~9 s per scenario (214 checks the unload on both kernels).
 export CLARIION_KEEP_MODULES=${CLARIION_KEEP_MODULES:-$(per_kernel 0 1)}
-wait_until() { # wait_until SECONDS CMD...: poll every 0.1 s
+wait_until() { # wait_until SECONDS CMD...: poll every WAIT_POLL s (0.1)
 	local deadline=$((SECONDS + $1 * WAIT_SCALE))
 	shift
 	while ! "$@" >/dev/null 2>&1; do
 		[ $SECONDS -lt $deadline ] || return 1
-		sleep 0.1
+		sleep "${WAIT_POLL:-0.1}"
 	done
 }
 

@@ -48,14 +48,7 @@ M=$MAP_NAME
 up() { local u; read -r u _ </proc/uptime; diag "uptime $u: $*"; }
 # wait_slow SECS CMD...: wait_until, polling once a second (for commands
 # that ask multipathd: asking ten times a second would slow it down).
-wait_slow() {
-	local deadline=$((SECONDS + $1 * WAIT_SCALE))
-	shift
-	while ! "$@" >/dev/null 2>&1; do
-		[ $SECONDS -lt $deadline ] || return 1
-		sleep 1
-	done
-}
+wait_slow() { WAIT_POLL=1 wait_until "$@"; }
 FIO_PID=
 on_exit "kill \$FIO_PID 2>/dev/null; wait \$FIO_PID"
 kmsg_mark

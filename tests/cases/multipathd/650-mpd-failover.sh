@@ -63,15 +63,5 @@ check "fio still running after the reinstatement" running
 before=$(io_of "$NA")
 check "reinstated $NA carries I/O again" wait_until 20 eval "[ \$(io_of $NA) -gt $before ]"
 
-wait "$FIO_PID"
-rc=$?
-FIO_PID=
-check_eq "fio exit status" 0 "$rc"
-J=/tmp/fio-mpd.json
-check_eq "fio job error" 0 "$(jq '.jobs[0].error' $J)"
-wbytes=$(jq '.jobs[0].write.io_bytes' $J)
-rbytes=$(jq '.jobs[0].read.io_bytes' $J)
-diag "fio wrote $wbytes bytes, read back and verified $rbytes bytes"
-check_eq "fio wrote everything (3 loops of $MIB MiB)" $((3 * MIB * 1048576)) "$wbytes"
-check_eq "fio verified everything" $((3 * MIB * 1048576)) "$rbytes"
+fio_wait_verified /tmp/fio-mpd.json $((3 * MIB * 1048576))
 mpd_finish

@@ -107,25 +107,28 @@ int dm_unregister_hw_handler(struct hw_handler_type *type);
  * last work item to return.
  */
 #define module_hw_handler_with_wq(__hwh, __wq, __wqname)		\
-static int __init hwh_init_##__hwh(void)				\
+static struct hw_handler_type *const hwh_module_type = &(__hwh);	\
+static struct workqueue_struct **const hwh_module_wq = &(__wq);	\
+static int __init hwh_init_##__hwh(void)					\
 {									\
-	int r;								\
+	int r = -ENOMEM;						\
 									\
-	__wq = alloc_workqueue(__wqname, WQ_MEM_RECLAIM, 0);		\
-	if (!__wq)							\
-		return -ENOMEM;						\
-	r = dm_register_hw_handler(&(__hwh));				\
-	if (r) {							\
-		DMERR("%s: register failed %d", (__hwh).name, r);	\
-		destroy_workqueue(__wq);				\
+	*hwh_module_wq = alloc_workqueue(__wqname, WQ_MEM_RECLAIM, 0);	\
+	if (*hwh_module_wq) {						\
+		r = dm_register_hw_handler(hwh_module_type);		\
+		if (r) {						\
+			DMERR("%s: register failed %d",			\
+			      hwh_module_type->name, r);		\
+			destroy_workqueue(*hwh_module_wq);		\
+		}							\
 	}								\
 	return r;							\
 }									\
 module_init(hwh_init_##__hwh);						\
 static void __exit hwh_exit_##__hwh(void)				\
 {									\
-	dm_unregister_hw_handler(&(__hwh));				\
-	destroy_workqueue(__wq);					\
+	dm_unregister_hw_handler(hwh_module_type);			\
+	destroy_workqueue(*hwh_module_wq);				\
 }									\
 module_exit(hwh_exit_##__hwh)
 

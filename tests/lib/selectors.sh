@@ -11,7 +11,21 @@
 # wedge the guest's clean-up, as a suspended device would). Sets PS_NUMS
 # (their MAJ:MIN).
 PS_HOLD_MS=90000
-ps_table() { # ps_table I SPEC: the table of ps<I>
+ps_table() { # ps_fixture MAP: the start 151-153 share: two scsi_debug paths to one LUN
+# (S: its size in sectors) and, on exit, MAP removed first (a held read
+# would keep it open), then the stacked paths, scsi_debug and our modules.
+ps_fixture() {
+	on_exit "ps_release_all; dm_remove $1; ps_unstack; sdebug_down; mp_mods_unload"
+	sdebug_up 2 delay=0 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
+	S=$(blockdev --getsz "${SD_DEVS[0]}")
+}
+# ps_info_both MAP: the first INFO word of P0 and of P1 in MAP ("w0 w1"):
+# in flight (queue-length, historical-service-time) or bytes in flight
+# (service-time).
+ps_info_both() { echo "$(ps_words "$1" "$P0" 1) $(ps_words "$1" "$P1" 1)"; }
+# sum_of "A B": A + B
+sum_of() { local n; read -ra n <<<"$1" && echo $((n[0] + n[1])); }
+# ps_table I SPEC: the table of ps<I>
 	local dev=${SD_DEVS[$1]} sz
 	sz=$(blockdev --getsz "$dev") || return 1
 	case $2 in
@@ -140,8 +154,7 @@ check_slow_path_shunned() {
 	diag "slow path: $d0 reads, fast path: $d1 reads"
 	check "the slow path was used" test "$d0" -ge 1
 	check "the fast path got at least 4 times as many" test "$d1" -ge $((4 * d0))
-	check_eq "nothing in flight after the load" "0 0" \
-		"$(ps_words "$map" "$P0" 1) $(ps_words "$map" "$P1" 1)"
+	check_eq "nothing in flight after the load" "0 0" "$(ps_info_both "$map")"
 	dm_remove "$map"
 	ps_unstack
 }

@@ -26,11 +26,7 @@ check_eq "multipathd: both paths active and ready" "$NA active ready|$NB active 
 running() { kill -0 "$FIO_PID" 2>/dev/null; }
 io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }
 MIB=$(per_kernel 12 6)
-fio --name=mpd --filename="$MAP_DEV" --direct=1 --ioengine=libaio \
-	--iodepth=8 --bs=4k --rw=randwrite --size="${MIB}M" --verify=crc32c \
-	--verify_backlog=256 --verify_fatal=1 --loops=3 \
-	--output-format=json --output=/tmp/fio-mpd.json &
-FIO_PID=$!
+fio_start_verified "$MAP_DEV" "$MIB" 3 256 /tmp/fio-mpd.json
 sleep 3
 
 kmsg_mark
@@ -63,5 +59,5 @@ check "fio still running after the reinstatement" running
 before=$(io_of "$NA")
 check "reinstated $NA carries I/O again" wait_until 20 eval "[ \$(io_of $NA) -gt $before ]"
 
-fio_wait_verified /tmp/fio-mpd.json $((3 * MIB * 1048576))
+fio_wait_verified
 mpd_finish

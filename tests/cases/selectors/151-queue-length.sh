@@ -9,12 +9,10 @@
 # timeout: 400
 source "${0%/*}/rc"
 
-on_exit "ps_release_all; dm_remove mpql; ps_unstack; sdebug_down; mp_mods_unload"
-sdebug_up 2 delay=0 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
-S=$(blockdev --getsz "${SD_DEVS[0]}")
-inflight() { echo "$(ps_words mpql "$P0" 1) $(ps_words mpql "$P1" 1)"; }
+ps_fixture mpql
+inflight() { ps_info_both mpql; }
 inflight_is() { [ "$(inflight)" = "$1" ]; }
-inflight_total_is() { local n; read -ra n <<<"$(inflight)" && [ $((n[0] + n[1])) = "$1" ]; }
+inflight_total_is() { [ "$(sum_of "$(inflight)")" = "$1" ]; }
 
 check_stack "two linear paths" linear linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}

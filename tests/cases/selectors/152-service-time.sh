@@ -11,13 +11,11 @@
 # timeout: 400
 source "${0%/*}/rc"
 
-on_exit "ps_release_all; dm_remove mpst; ps_unstack; sdebug_down; mp_mods_unload"
-sdebug_up 2 delay=0 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
-S=$(blockdev --getsz "${SD_DEVS[0]}")
+ps_fixture mpst
 # bytes: the bytes in flight of each path
-bytes() { echo "$(ps_words mpst "$P0" 1) $(ps_words mpst "$P1" 1)"; }
+bytes() { ps_info_both mpst; }
 bytes_are() { [ "$(bytes)" = "$1" ]; }
-bytes_total() { local b; read -ra b <<<"$(bytes)" && echo $((b[0] + b[1])); }
+bytes_total() { sum_of "$(bytes)"; }
 bytes_total_is() { [ "$(bytes_total)" = "$1" ]; }
 # check_held DESC N SIZE: N held reads of SIZE submitted by one process (each
 # counted in flight before the next is mapped), all counted in flight.

@@ -11,7 +11,7 @@
 # wedge the guest's clean-up, as a suspended device would). Sets PS_NUMS
 # (their MAJ:MIN).
 PS_HOLD_MS=90000
-ps_table() { # ps_fixture MAP: the start 151-153 share: two scsi_debug paths to one LUN
+# ps_fixture MAP: the start 151-153 share: two scsi_debug paths to one LUN
 # (S: its size in sectors) and, on exit, MAP removed first (a held read
 # would keep it open), then the stacked paths, scsi_debug and our modules.
 ps_fixture() {
@@ -25,7 +25,7 @@ ps_fixture() {
 ps_info_both() { echo "$(ps_words "$1" "$P0" 1) $(ps_words "$1" "$P1" 1)"; }
 # sum_of "A B": A + B
 sum_of() { local n; read -ra n <<<"$1" && echo $((n[0] + n[1])); }
-# ps_table I SPEC: the table of ps<I>
+ps_table() { # ps_table I SPEC: the table of ps<I>
 	local dev=${SD_DEVS[$1]} sz
 	sz=$(blockdev --getsz "$dev") || return 1
 	case $2 in

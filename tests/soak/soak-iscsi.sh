@@ -131,7 +131,7 @@ iscsi_all_failed() { # every path failed in the map, and I/O queued
 # path has failed and the map queues I/O, 2-4 s more, then all restored.
 # It waits (the kernel's word decides only when to repair).
 act_iscsi_outage() {
-	local i w hold t0 cuts="" seen=0 qs t
+	local i w hold t0 cuts=""
 	[ -n "$ISCSI_ON" ] || return 1
 	rnd 3; hold=$((2 + R))
 	for i in "${!ISCSI_NUMS[@]}"; do
@@ -147,13 +147,8 @@ act_iscsi_outage() {
 	if wait_until "$ISCSI_OUTAGE_MAX" iscsi_all_failed; then
 		ISCSI_OUTAGE_QUEUED=$((ISCSI_OUTAGE_QUEUED + 1))
 		note "iscsi outage: every path failed, I/O queued, $((SECONDS - t0)) s after the cuts"
-		t=$((SECONDS + hold))
-		while [ $SECONDS -lt $t ]; do
-			qs=$(queue_size "$ISCSI")
-			[ "${qs:-0}" -gt "$seen" ] && seen=$qs
-			sleep 0.3
-		done
-		note "iscsi outage: largest queue seen $seen"
+		queue_watch "$ISCSI" "$hold"
+		note "iscsi outage: largest queue seen $R"
 	else
 		note "iscsi outage: the paths had not all failed with I/O queued after $ISCSI_OUTAGE_MAX s: $(dmsetup status "$ISCSI")"
 		diag "chaos step $CSTEP: iSCSI outage: not every path failed with I/O queued in $ISCSI_OUTAGE_MAX s"

@@ -385,11 +385,21 @@ act_reload() {
 	rnd 2
 	reload_main "$R"
 }
+# queue_watch MAP SECONDS: R = the largest queue MAP shows in that time.
+queue_watch() {
+	local t=$((SECONDS + $2)) qs
+	R=0
+	while [ $SECONDS -lt $t ]; do
+		qs=$(queue_size "$1")
+		[ "${qs:-0}" -gt "$R" ] && R=$qs
+		sleep 0.3
+	done
+}
 # All paths down for a few seconds, with queueing on: I/O must wait, then
 # carry on with no error when the paths come back.
 OUTAGES=0 OUTAGE_QUEUED=0
 act_outage() {
-	local i hold qs seen=0 t
+	local i hold seen
 	# The policy allows the outage only with queueing on: end a queue-off
 	# period early rather than refuse (a short run has few steps, and the
 	# outage must happen in it).
@@ -405,12 +415,8 @@ act_outage() {
 	fi
 	ev all-paths-down "for ${hold} s, queueing on"
 	OUTAGES=$((OUTAGES + 1))
-	t=$((SECONDS + hold))
-	while [ $SECONDS -lt $t ]; do
-		qs=$(queue_size "$MAIN")
-		[ "${qs:-0}" -gt "$seen" ] && seen=$qs
-		sleep 0.3
-	done
+	queue_watch "$MAIN" "$hold"
+	seen=$R
 	note "outage: largest queue seen $seen"
 	[ "$seen" -gt 0 ] && OUTAGE_QUEUED=$((OUTAGE_QUEUED + 1))
 	for ((i = 0; i < NSLOT; i++)); do

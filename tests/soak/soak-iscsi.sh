@@ -10,7 +10,7 @@
 #
 # Its chaos, through san-ctl: a link is cut (link down, netem loss 100 %,
 # iptables DROP in the target's namespace) or flaps (down 12 s of every
-# 18) for 8-22 chaos steps, then restored; a link gets 50-250 ms of netem
+# 18) for 6-15 chaos steps, then restored; a link gets 50-250 ms of netem
 # delay for 5-15 steps; all links are cut at once until every path has
 # failed and the map queues, 2-4 s more, then restored. The model: LK[i],
 # what link i was last given (up, slow, down, loss, drop, flap), and
@@ -89,7 +89,10 @@ iscsi_due() {
 }
 
 # act_iscsi_cut [WAY]: cut a link (WAY: down, loss, drop or flap; else
-# rnd) while every other link is up, for 8-22 steps.
+# rnd) while every other link is up, for 6-15 steps (with 2 links the
+# first round's 4 cuts take turns: longer holds would leave a short run
+# without some; at about 1.3 s a step, a cut of 8 steps or more outlasts
+# the 10-14 s the map takes to fail the path, and under load every one).
 act_iscsi_cut() {
 	local i w c=()
 	[ -n "$ISCSI_ON" ] || return 1
@@ -102,9 +105,9 @@ act_iscsi_cut() {
 	else
 		do_cmd san_ctl cut "p$i" "$w"
 	fi
-	rnd 15
-	LK[i]=$w LK_SINCE[i]=$CSTEP LK_UNTIL[i]=$((CSTEP + 8 + R)) IS_FSINCE[i]=""
-	ev "iscsi-$w" "p$i ${SAN_NAMES[i]} ($([ "$w" = flap ] && echo "down 12 s of every 18, ")for $((8 + R)) steps)"
+	rnd 10
+	LK[i]=$w LK_SINCE[i]=$CSTEP LK_UNTIL[i]=$((CSTEP + 6 + R)) IS_FSINCE[i]=""
+	ev "iscsi-$w" "p$i ${SAN_NAMES[i]} ($([ "$w" = flap ] && echo "down 12 s of every 18, ")for $((6 + R)) steps)"
 }
 
 # act_iscsi_slow: netem delay (50-250 ms a round trip) on an up link.

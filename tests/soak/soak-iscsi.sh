@@ -22,13 +22,20 @@
 # outage, or a cut right after a restore, before the other path is back)
 # queues; the bound is far longer than any such window (detection 10-29 s,
 # re-login 4-17 s measured on this harness, the outage's wait included),
-# so it never fails an I/O: if it did, fio would see the error.
+# so it never fails an I/O: if it did, fio would see the error. On a
+# machine so loaded that the guest stalls (load average 15 on 2 cores, a
+# 22 s soft lockup), the pings of a healthy link time out too and its
+# re-login fails for a minute or more: a cut then left the map without a
+# path for about 150 s (a 60 s bound fired). So the bound is 180 s, and
+# the checker repairs the cut links at once when the map has no path left
+# (iscsi-rescue; repairs may follow the kernel's state, breaks never).
 
 ISCSI=soak-iscsi
 # shellcheck source=tests/iscsi/lib.sh
 source "$REPO/tests/iscsi/lib.sh"	# (its fio_start is replaced by soak-lib.sh's)
 ISCSI_ON=""		# set once the map is up
-ISCSI_BOUND=60		# the map's queue_if_no_path_timeout_secs
+ISCSI_SAN=""		# set once san-up has been tried (san-down at exit)
+ISCSI_BOUND=180		# the map's queue_if_no_path_timeout_secs
 ISCSI_STUCK_S=60	# a path failed this long with its link up: stuck
 ISCSI_OUTAGE_MAX=120	# the outage waits at most this for every path to fail
 ISCSI_NUMS=()		# MAJ:MIN of link i's disk
@@ -45,6 +52,8 @@ ISCSI_CUT_WAYS=(down loss drop)
 iscsi_setup() {
 	local n i paths="" t
 	t=$SECONDS
+	# shellcheck disable=SC2034  # (read by the exit hooks soak_setup registers)
+	ISCSI_SAN=1
 	san_up --links "$1" --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 ||
 		{ tap_fail "san-up: the iSCSI SAN with $1 links"; return 1; }
 	diag "soak: san-up took $((SECONDS - t)) s"
@@ -173,6 +182,11 @@ iscsi_checker() {
 	[ -n "$ISCSI_ON" ] || return 0
 	reinstate_failed "$ISCSI" iscsi-reinstate iscsi_ready
 	f=" $(failed_paths "$ISCSI" | tr '\n' ' ')"
+	if [ "$(wc -w <<<"$f")" = "${#ISCSI_NUMS[@]}" ]; then
+		for i in "${!ISCSI_NUMS[@]}"; do
+			link_up "$i" || iscsi_restore_link "$i" iscsi-rescue
+		done
+	fi
 	for i in "${!ISCSI_NUMS[@]}"; do
 		p=${ISCSI_NUMS[i]}
 		if [[ $f != *" $p "* ]] || ! link_up "$i"; then
@@ -210,7 +224,7 @@ iscsi_restore() {
 iscsi_verdict() {
 	local k line="" st n=0 p i fails="" total=0
 	[ -n "$ISCSI_ON" ] || return 0
-	for k in down loss drop flap slow restore all-down links-back reinstate; do
+	for k in down loss drop flap slow restore all-down links-back reinstate rescue; do
 		ev_sum "iscsi-$k"
 		line+=" $k=$R"
 	done

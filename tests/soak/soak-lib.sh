@@ -588,14 +588,14 @@ soak_setup() {
 	on_exit "'$LIO/lio-down'"
 	# After the map over its disks is removed, before the target modules
 	# go: it unloads only the modules san-up added.
-	on_exit "[ -z \"\$ISCSI_ON\" ] || '$SAN/san-down'"
+	on_exit "[ -z \"\$ISCSI_SAN\" ] || '$SAN/san-down'"
 	on_exit "dm_remove $STACK"
 	on_exit "dm_remove $MAIN; dm_remove $EMC; dm_remove $ALUA; dm_remove $ISCSI"
 	on_exit "for s in \${SL_SD[@]}; do path_running \$s; done"
 	on_exit "for m in $MAIN $EMC $ALUA $ISCSI; do dmsetup message \$m 0 fail_if_no_path; done; kill \${FIO_PIDS[*]} 2>/dev/null; wait"
 	# (silent links would hold the I/O in flight, and the removals, for
 	# the iSCSI timeouts)
-	on_exit "[ -z \"\$ISCSI_ON\" ] || '$SAN/san-ctl' restore all"
+	on_exit "[ -z \"\$ISCSI_SAN\" ] || '$SAN/san-ctl' restore all"
 	# First of all at an early exit (a timeout too): keep the chaos log.
 	on_exit "cp $CHAOS_LOG /results/350-soak.chaos.log"
 

@@ -10,8 +10,15 @@ SAN=$REPO/tests/iscsi
 # (MAJ:MIN); registers san-down (after everything registered before it is
 # undone, i.e. call it first).
 san_start() {
-	local out l d
 	on_exit "\"$SAN/san-down\""
+	san_up "$@"
+}
+# san_up ARGS...: san_start without registering san-down, for a caller
+# that has registered it itself, in its own order (the soak: after its
+# maps over the disks are removed, before the LIO arrays that share the
+# target modules are torn down).
+san_up() {
+	local out l d
 	local t0=${EPOCHREALTIME/./}
 	out=$("$SAN/san-up" "$@") || { echo "$out"; return 1; }
 	diag "san-up $* took $(secs_since "$t0") s: $(tr '\n' ';' <<<"$out")"
@@ -178,24 +185,35 @@ checker_stop() {
 	CHECKER_PID=
 }
 _checker() {
-	local map=$1 interval=$2 f i dev sd st
+	local map=$1 interval=$2 dev
 	while :; do
-		read -ra f <<<"$(dmsetup status "$map" 2>/dev/null)"
-		for ((i = 0; i < ${#f[@]} - 1; i++)); do
-			[[ ${f[i]} =~ ^[0-9]+:[0-9]+$ ]] && [ "${f[i + 1]}" = F ] || continue
-			dev=${f[i]}
-			sd=$(readlink "/sys/dev/block/$dev") || continue
-			sd=${sd##*/}
-			st=""
-			{ read -r st <"/sys/block/$sd/device/state"; } 2>/dev/null
-			[ "$st" = "$CHECKER_READY_STATE" ] || continue
-			timeout 10 dd if="/dev/$sd" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null ||
-				continue
+		for dev in $(failed_paths "$map"); do
+			path_ready "$dev" || continue
 			dmsetup message "$map" 0 reinstate_path "$dev" &&
 				echo "${EPOCHREALTIME} reinstated $dev"
 		done
 		sleep "$interval"
 	done
+}
+# failed_paths MAP: the MAJ:MIN of every path MAP's status shows failed
+# ("MAJ:MIN F"), one a line.
+failed_paths() {
+	local f i
+	read -ra f <<<"$(dmsetup status "$1" 2>/dev/null)"
+	for ((i = 0; i < ${#f[@]} - 1; i++)); do
+		[[ ${f[i]} =~ ^[0-9]+:[0-9]+$ ]] && [ "${f[i + 1]}" = F ] && echo "${f[i]}"
+	done
+	return 0
+}
+# path_ready MAJ:MIN: the path may be tried again: its device is in
+# CHECKER_READY_STATE and answers a 4 KiB direct read.
+path_ready() {
+	local sd st=""
+	sd=$(readlink "/sys/dev/block/$1") || return 1
+	sd=${sd##*/}
+	{ read -r st <"/sys/block/$sd/device/state"; } 2>/dev/null
+	[ "$st" = "$CHECKER_READY_STATE" ] || return 1
+	timeout 10 dd if="/dev/$sd" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null
 }
 
 # ---- fio --------------------------------------------------------------------

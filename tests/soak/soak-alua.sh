@@ -142,15 +142,7 @@ act_alua_down() {
 # alua_reinstate: reinstate every failed path of the map (the checker;
 # kernel state, but it only decides what to repair).
 alua_reinstate() {
-	local p st
-	[ -n "$ALUA_ON" ] || return 0
-	st=$(dmsetup status "$ALUA")
-	for p in "${ALUA_NUMS[@]}"; do
-		if [[ " $st " == *" $p F "* ]]; then
-			do_cmd dmsetup message "$ALUA" 0 reinstate_path "$p"
-			ev alua-reinstate "$p"
-		fi
-	done
+	[ -z "$ALUA_ON" ] || reinstate_failed "$ALUA" alua-reinstate
 }
 
 # alua_stpg G: switch_group G, where the model has group G standby or

@@ -14,6 +14,10 @@
 #             group 1's 2 ports, PG2 = group 2's; always queue_if_no_path
 #             (soak-alua.sh; only with mptest.soakalua=1, as run-soak
 #             sets it).
+#   soak-iscsi the iSCSI SAN of tests/iscsi (LIO iSCSI target over N veth
+#             links): service-time over the N paths, queue_if_no_path
+#             bounded by queue_if_no_path_timeout_secs (soak-iscsi.sh;
+#             only with mptest.soakiscsi=N, as run-soak sets it).
 #
 # The policy the chaos keeps: an I/O error may surface only if no path is
 # usable and nothing queues. So: queue_if_no_path is switched off only while
@@ -35,6 +39,8 @@ BACKLOG=128		# fio verify_backlog
 IODEPTH=8
 # shellcheck source=tests/soak/soak-alua.sh
 source "$REPO/tests/soak/soak-alua.sh"
+# shellcheck source=tests/soak/soak-iscsi.sh
+source "$REPO/tests/soak/soak-iscsi.sh"
 
 # ---- PRNG (a global: $(...) would lose its state) ----------------------
 _RS=1
@@ -379,11 +385,21 @@ act_reload() {
 	rnd 2
 	reload_main "$R"
 }
+# queue_watch MAP SECONDS: R = the largest queue MAP shows in that time.
+queue_watch() {
+	local t=$((SECONDS + $2)) qs
+	R=0
+	while [ $SECONDS -lt $t ]; do
+		qs=$(queue_size "$1")
+		[ "${qs:-0}" -gt "$R" ] && R=$qs
+		sleep 0.3
+	done
+}
 # All paths down for a few seconds, with queueing on: I/O must wait, then
 # carry on with no error when the paths come back.
 OUTAGES=0 OUTAGE_QUEUED=0
 act_outage() {
-	local i hold qs seen=0 t
+	local i hold seen
 	# The policy allows the outage only with queueing on: end a queue-off
 	# period early rather than refuse (a short run has few steps, and the
 	# outage must happen in it).
@@ -399,12 +415,8 @@ act_outage() {
 	fi
 	ev all-paths-down "for ${hold} s, queueing on"
 	OUTAGES=$((OUTAGES + 1))
-	t=$((SECONDS + hold))
-	while [ $SECONDS -lt $t ]; do
-		qs=$(queue_size "$MAIN")
-		[ "${qs:-0}" -gt "$seen" ] && seen=$qs
-		sleep 0.3
-	done
+	queue_watch "$MAIN" "$hold"
+	seen=$R
 	note "outage: largest queue seen $seen"
 	[ "$seen" -gt 0 ] && OUTAGE_QUEUED=$((OUTAGE_QUEUED + 1))
 	for ((i = 0; i < NSLOT; i++)); do
@@ -435,11 +447,23 @@ act_emc_switch() {
 	ev "emc-switch-$EMC_PG" "switch_group $EMC_PG: dm-emc trespasses to SP $([ "$EMC_PG" = 1 ] && echo A || echo B)"
 }
 
+# reinstate_failed MAP EVENT [READY]: reinstate every path MAP shows
+# failed (for which READY MAJ:MIN succeeds, if given), each an EVENT.
+# Kernel state, but it only decides what to repair, never what to break.
+reinstate_failed() {
+	local p
+	for p in $(failed_paths "$1"); do
+		[ -z "${3:-}" ] || "$3" "$p" || continue
+		do_cmd dmsetup message "$1" 0 reinstate_path "$p"
+		ev "$2" "$p"
+	done
+}
+
 # The path checker (multipathd's job): reinstate what is healthy again,
-# two steps after it became so, and every failed path of the emc and alua
-# maps.
+# two steps after it became so, every failed path of the emc and alua
+# maps, and the iSCSI map's paths that are ready again.
 checker() {
-	local i p st
+	local i
 	for ((i = 0; i < NSLOT; i++)); do
 		[ "${SL_INTAB[$i]}" = 1 ] && [ "${SL_ACTIVE[$i]}" = 0 ] && healthy "$i" || continue
 		[ $((CSTEP - ${SL_SINCE[$i]:-0})) -ge 2 ] || continue
@@ -448,15 +472,8 @@ checker() {
 		ev reinstate "slot $i ${SL_DEV[$i]}"
 	done
 	alua_reinstate
-	[ -n "$EMC_ON" ] || return 0
-	# Kernel state, but it only decides what to repair, never what to break.
-	st=$(dmsetup status "$EMC")
-	for p in "${EMC_DEVS[@]}"; do
-		if [[ " $st " == *" $p F "* ]]; then
-			do_cmd dmsetup message "$EMC" 0 reinstate_path "$p"
-			ev emc-reinstate "$p"
-		fi
-	done
+	iscsi_checker
+	[ -z "$EMC_ON" ] || reinstate_failed "$EMC" emc-reinstate
 }
 
 ACTIONS=(offline running delete rescan stack fail_msg switch disable enable
@@ -473,6 +490,7 @@ chaos_step() {
 		queue_on
 		return
 	fi
+	iscsi_due && return
 	if [ ${#ORDER[@]} -gt 0 ]; then
 		a=${ORDER[0]}
 		ORDER=("${ORDER[@]:1}")
@@ -507,6 +525,7 @@ chaos_shuffle() {
 		alua_trans) ORDER+=(alua_trans:back alua_trans:swap) ;;
 		alua_down) ORDER+=(alua_down:s alua_down:u) ;;
 		alua_switch) ORDER+=(alua_switch:stpg) ;;
+		iscsi_cut) ORDER+=(iscsi_cut:down iscsi_cut:loss iscsi_cut:drop iscsi_cut:flap) ;;
 		*) ORDER+=("$a") ;;
 		esac
 	done
@@ -540,6 +559,7 @@ restore_all() {
 	reload_main 1
 	for ((i = 0; i < NSLOT; i++)); do SL_ACTIVE[$i]=0 SL_SINCE[$i]=-10; done
 	alua_restore
+	iscsi_restore
 	checker
 }
 
@@ -566,10 +586,16 @@ soak_setup() {
 	on_exit "'$CL/clariion-down'"
 	# Before clariion-down: the target modules are the CLARiiON's.
 	on_exit "'$LIO/lio-down'"
+	# After the map over its disks is removed, before the target modules
+	# go: it unloads only the modules san-up added.
+	on_exit "[ -z \"\$ISCSI_SAN\" ] || '$SAN/san-down'"
 	on_exit "dm_remove $STACK"
-	on_exit "dm_remove $MAIN; dm_remove $EMC; dm_remove $ALUA"
+	on_exit "dm_remove $MAIN; dm_remove $EMC; dm_remove $ALUA; dm_remove $ISCSI"
 	on_exit "for s in \${SL_SD[@]}; do path_running \$s; done"
-	on_exit "for m in $MAIN $EMC $ALUA; do dmsetup message \$m 0 fail_if_no_path; done; kill \${FIO_PIDS[*]} 2>/dev/null; wait"
+	on_exit "for m in $MAIN $EMC $ALUA $ISCSI; do dmsetup message \$m 0 fail_if_no_path; done; kill \${FIO_PIDS[*]} 2>/dev/null; wait"
+	# (silent links would hold the I/O in flight, and the removals, for
+	# the iSCSI timeouts)
+	on_exit "[ -z \"\$ISCSI_SAN\" ] || '$SAN/san-ctl' restore all"
 	# First of all at an early exit (a timeout too): keep the chaos log.
 	on_exit "cp $CHAOS_LOG /results/350-soak.chaos.log"
 
@@ -602,6 +628,11 @@ soak_setup() {
 	cl_ctl reset-counters >/dev/null
 	EMC_ON=1
 	if [ "$SOAK_ALUA" = 1 ]; then alua_setup || return 1; else diag "soak: without the ALUA map (mptest.soakalua=1 adds it; run-soak does)"; fi
+	if [ "$SOAK_ISCSI" -gt 0 ]; then
+		iscsi_setup "$SOAK_ISCSI" || return 1
+	else
+		diag "soak: without the iSCSI map (mptest.soakiscsi=N adds it over N links; run-soak does)"
+	fi
 	out=$(dmsetup status "$MAIN")
 	check_match "$MAIN: 5 paths active" "( [0-9]+:[0-9]+ A [0-9]+.*){5}" "$out"
 }
@@ -644,12 +675,12 @@ fio_job() {
 	EOF
 }
 
-FIO_PIDS=()
+FIO_PIDS=() FIO_MAPS=()
 fio_start() { # fio_start MAP SECTORS WRITERS [OPTION]
 	fio_job "$1" "$2" "$3" "${4:-}" >"/tmp/fio-$1.job"
 	fio --output-format=json --output="/tmp/fio-$1.json" "/tmp/fio-$1.job" \
 		>"/tmp/fio-$1.log" 2>&1 &
-	FIO_PIDS+=($!)
+	FIO_PIDS+=($!) FIO_MAPS+=("$1")
 }
 
 VERIFIED_TOTAL=0
@@ -700,6 +731,10 @@ soak_main() { # soak_main DURATION_S SEED
 	# transitions and STPG waits left the 185 s of chaos 30-40 % fewer
 	# steps for 6 more first-round kinds, and some runs missed kinds.
 	SOAK_ALUA=${SOAK_ALUA:-$(soak_param alua 0)}
+	# The iSCSI map over N links (0: none): on in run-soak, off in make
+	# check's 350 unless mptest.soakiscsi=N (see tests/soak/README.md).
+	SOAK_ISCSI=${SOAK_ISCSI:-$(soak_param iscsi 0)}
+	case $SOAK_ISCSI in 0 | [2-8]) ;; *) SOAK_ISCSI=2 ;; esac
 	local end i k t0 line st ta tb missing t_setup
 	local -a rc=()
 	: >"$CHAOS_LOG"
@@ -715,6 +750,8 @@ soak_main() { # soak_main DURATION_S SEED
 	# LIO's ramdisk answers at once, and its work in the guest's kernel is
 	# not niced with fio: unbounded, this fio alone would slow the chaos.
 	[ -z "$ALUA_ON" ] || fio_start "$ALUA" "$(blockdev --getsz /dev/mapper/$ALUA)" 1 rate_iops=100
+	# (the same for the iSCSI target's work, and iscsi_tcp's)
+	[ -z "$ISCSI_ON" ] || fio_start "$ISCSI" "$(blockdev --getsz /dev/mapper/$ISCSI)" 1 rate_iops=100
 	sleep 3
 	for i in "${!FIO_PIDS[@]}"; do
 		check "fio $i is running" kill -0 "${FIO_PIDS[$i]}"
@@ -723,6 +760,10 @@ soak_main() { # soak_main DURATION_S SEED
 	if [ -n "$ALUA_ON" ]; then
 		ACTIONS+=(alua_swap alua_trans alua_down alua_switch)
 		WEIGHTS+=(3 2 3 3)
+	fi
+	if [ -n "$ISCSI_ON" ]; then
+		ACTIONS+=(iscsi_cut iscsi_slow iscsi_outage)
+		WEIGHTS+=(5 3 1)
 	fi
 	chaos_shuffle
 	note "chaos: seed $SOAK_SEED, order: ${ORDER[*]}"
@@ -748,9 +789,9 @@ soak_main() { # soak_main DURATION_S SEED
 	line=""
 	for k in $(printf '%s\n' "${!EV[@]}" | sort); do line+=" $k=${EV[$k]}"; done
 	diag "soak: events by kind:$line"
-	fio_verdict "$MAIN" "${rc[0]}"
-	fio_verdict "$EMC" "${rc[1]}"
-	[ -z "$ALUA_ON" ] || fio_verdict "$ALUA" "${rc[2]}"
+	for i in "${!FIO_MAPS[@]}"; do
+		fio_verdict "${FIO_MAPS[i]}" "${rc[i]}"
+	done
 	diag "soak: I/Os verified: $VERIFIED_TOTAL"
 	check_eq "every chaos command succeeded" 0 "$CHAOS_ERRORS"
 	check_eq "every all-paths-down outage queued I/O ($OUTAGES outages)" "$OUTAGES" "$OUTAGE_QUEUED"
@@ -769,6 +810,13 @@ soak_main() { # soak_main DURATION_S SEED
 			[ "$R" -gt 0 ] || missing+=" $k"
 		done
 	fi
+	if [ -n "$ISCSI_ON" ]; then
+		for k in iscsi-down iscsi-loss iscsi-drop iscsi-flap iscsi-slow \
+			iscsi-restore iscsi-all-down iscsi-links-back iscsi-reinstate; do
+			ev_sum "$k"
+			[ "$R" -gt 0 ] || missing+=" $k"
+		done
+	fi
 	check_eq "the chaos ran every kind of fault (missing:${missing:- none})" "" "$missing"
 	ta=$(emc_trespasses A trespass_ok) tb=$(emc_trespasses B trespass_ok)
 	diag "soak: dm-emc trespasses completed: to SP A $ta, to SP B $tb; rejected on passive ports: $(($(emc_trespasses A passive_rejects) + $(emc_trespasses B passive_rejects)))"
@@ -779,6 +827,7 @@ soak_main() { # soak_main DURATION_S SEED
 		"^0 [0-9]+ multipath 1 0 .*( [0-9]+:[0-9]+ A [0-9]+.*){5}" "$st"
 	check_eq "$EMC after the run: no bio queued" 0 "$(queue_size "$EMC")"
 	alua_verdict
+	iscsi_verdict
 	cp "$CHAOS_LOG" /results/350-soak.chaos.log 2>/dev/null
 	diag "soak: chaos log (last 15 lines; all in 350-soak.chaos.log):"
 	tail -n 15 "$CHAOS_LOG" | sed 's/^/#   /'
@@ -790,6 +839,11 @@ soak_main() { # soak_main DURATION_S SEED
 
 soak_teardown() {
 	local m
+	if [ -n "$ISCSI_ON" ]; then
+		check "remove $ISCSI" dm_remove "$ISCSI"
+		# Before lio-down and clariion-down: the target modules are theirs.
+		check "san-down" "$SAN/san-down"
+	fi
 	check "remove $MAIN" dm_remove "$MAIN"
 	check "remove $EMC" dm_remove "$EMC"
 	check "remove $STACK" dm_remove "$STACK"
@@ -799,7 +853,7 @@ soak_teardown() {
 		check "lio-down" "$LIO/lio-down"
 	fi
 	clariion_stop
-	for m in dm_emc dm_alua dm_round_robin dm_multipath dm_flakey dm_delay scsi_debug; do
+	for m in dm_emc dm_alua dm_round_robin dm_service_time dm_multipath dm_flakey dm_delay scsi_debug; do
 		check "unload $m" mod_unload_retry "$m"
 	done
 }

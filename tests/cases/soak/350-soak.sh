@@ -10,7 +10,11 @@
 # the ALUA array swap, transition, standby and unavailable its groups while
 # our switch_group makes dm-alua send STPG. No verify error, no I/O error,
 # every event counted, LIO's states as the last action left them,
-# everything unloads afterwards. See tests/soak/README.md;
+# everything unloads afterwards. With mptest.soakiscsi=L on the guest
+# command line (run-soak sets it), a map over the iSCSI SAN of tests/iscsi
+# too, whose L links are cut (down, netem loss, iptables DROP), flap, slow
+# down and all go silent at once while its I/O queues with a bound that
+# must never fire. See tests/soak/README.md;
 # tests/soak/run-soak runs it for longer (it rewrites the timeout below from
 # the duration).
 # timeout: 480

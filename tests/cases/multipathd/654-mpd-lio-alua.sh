@@ -25,6 +25,12 @@
 # fio ends with no error.  About 210 s of guest time (measured on a loaded
 # host): multipathd's checker runs every 5 to 20 s with the defaults, and
 # the array's set-up and removal take a while.
+# Not on the debug kernel: there multipathd's checker lagged an implicit
+# swap by 382 s, the stale failback woke standby group 1 by STPG (what an
+# ALUA handler should do), and the sequence asserted here, multipathd
+# regrouping before I/O meets a standby port, did not hold.  The kernel
+# side runs there in 501-559.
+# requires: distro-kernel
 # timeout: 600
 # tier: full (651 runs multipathd's defaults with 1 alua, on scsi_debug, in the default run; 503 and 507 the same array changes under dm-alua without multipathd)
 source "${0%/*}/rc"
@@ -140,10 +146,9 @@ topology
 TRIG=/tmp/fio-654.stop
 rm -f "$TRIG"
 # It runs until the trigger; the runtime only bounds a scenario gone wrong.
-# On the debug kernel (one vCPU) the phases took 6 min, past a 300 s bound.
 fio --name=mpd654 --filename="$MAP_DEV" --direct=1 --ioengine=libaio \
 	--iodepth=8 --bs=4k --rw=randwrite --size=16M --verify=crc32c --rate_iops=300,300 \
-	--verify_backlog=256 --verify_fatal=1 --time_based --runtime="$(per_kernel 300 1500)" \
+	--verify_backlog=256 --verify_fatal=1 --time_based --runtime=300 \
 	--trigger-file="$TRIG" --output-format=json --output=/tmp/fio-654.json &
 FIO_PID=$!
 running() { kill -0 "$FIO_PID" 2>/dev/null; }

@@ -174,7 +174,7 @@ struct multipath {
  */
 struct mpath_io {
 	struct pgpath *pgpath;		/* NULL while not sent down a path */
-	u64 start_time;			/* ktime_get_ns(), for selectors' end_io */
+	u64 start_time;			/* ktime_get_ns(), for selectors' end_io, or 0 */
 	size_t nr_bytes;		/* as sent, for selectors' end_io */
 	struct block_device *bi_bdev;
 	struct bvec_iter bi_iter;
@@ -694,22 +694,27 @@ static int __no_path(struct multipath *m, struct bio *bio)
 	}
 }
 
-/* The bio goes down pgpath: tell the selector, if it wants to know. */
-static void start_io(struct pgpath *pgpath, struct mpath_io *mpio,
-		     struct bio *bio)
+/*
+ * The bio goes down pgpath: tell the selector, if it wants to know. Inline:
+ * it is on every bio's way, and map()'s fast path is most of them.
+ */
+static __always_inline void start_io(struct pgpath *pgpath,
+				     struct mpath_io *mpio, struct bio *bio)
 {
 	struct path_selector *ps = &pgpath->pg->ps;
+	const struct path_selector_type *pst = ps->type;
 
 	mpio->pgpath = pgpath;
 	bio_set_dev(bio, pgpath->path.dev->bdev);
 	this_cpu_inc(pgpath->counters->sent);
 
-	if (ps->type->end_io) {
+	if (pst->end_io) {
 		mpio->nr_bytes = bio->bi_iter.bi_size;
-		mpio->start_time = ktime_get_ns();
+		/* The clock only for a selector that measures. */
+		mpio->start_time = pst->wants_start_time ? ktime_get_ns() : 0;
 	}
-	if (ps->type->start_io)
-		ps->type->start_io(ps, &pgpath->path, bio->bi_iter.bi_size);
+	if (pst->start_io)
+		pst->start_io(ps, &pgpath->path, bio->bi_iter.bi_size);
 }
 
 /*
@@ -1610,14 +1615,26 @@ static void multipath_dtr(struct dm_target *ti)
 
 /* ---- Completion ---- */
 
-static int end_io_error(struct multipath *m, struct bio *bio,
-			struct mpath_io *mpio, blk_status_t *error)
+/*
+ * A bio completed with an error. Not inlined: multipath_end_io() is on every
+ * bio's way, and stays small without this.
+ */
+static noinline int end_io_error(struct multipath *m, struct bio *bio,
+				 struct mpath_io *mpio, blk_status_t *error)
 {
 	struct hw_handler *hwh = &m->hw_handler;
 	struct pgpath *pgpath = mpio->pgpath;
 	unsigned int err_flags;
 	unsigned long flags;
 	int r = DM_ENDIO_DONE;
+
+	/* Completed by us rather than by a path: nothing to retry. */
+	if (!pgpath)
+		return *error == BLK_STS_DM_REQUEUE ? DM_ENDIO_REQUEUE :
+						       DM_ENDIO_DONE;
+
+	if (*error != BLK_STS_DM_REQUEUE)
+		this_cpu_inc(pgpath->counters->errors);
 
 	if (hwh->type && hwh->type->err)
 		err_flags = hwh->type->err(hwh, &pgpath->path, bio, *error);
@@ -1676,16 +1693,13 @@ out:
 static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 			    blk_status_t *error)
 {
-	struct multipath *m = ti->private;
 	struct mpath_io *mpio = dm_per_bio_data(bio, sizeof(*mpio));
 	struct pgpath *pgpath = mpio->pgpath;
 
-	if (pgpath) {
+	if (likely(pgpath)) {
 		struct path_selector *ps = &pgpath->pg->ps;
 
 		this_cpu_inc(pgpath->counters->completed);
-		if (unlikely(*error && *error != BLK_STS_DM_REQUEUE))
-			this_cpu_inc(pgpath->counters->errors);
 		/* The selector keeps its own state safe: no lock of ours. */
 		if (ps->type->end_io)
 			ps->type->end_io(ps, &pgpath->path, mpio->nr_bytes,
@@ -1695,12 +1709,7 @@ static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 	if (likely(!*error))
 		return DM_ENDIO_DONE;
 
-	/* Completed by us rather than by a path: nothing to retry. */
-	if (!pgpath)
-		return *error == BLK_STS_DM_REQUEUE ? DM_ENDIO_REQUEUE :
-						       DM_ENDIO_DONE;
-
-	return end_io_error(m, bio, mpio, error);
+	return end_io_error(ti->private, bio, mpio, error);
 }
 
 /* ---- Suspend and resume ---- */

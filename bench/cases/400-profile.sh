@@ -9,7 +9,7 @@
 source "$REPO/tests/lib/common.sh"
 source "$REPO/bench/lib/bench.sh"
 
-IMPLS="raw linear ours distro-bio"
+IMPLS="raw linear ours ours-r1 ours-ql ours-st ours-hst distro-bio"
 PROF_S=1.5 FREQ=4000
 [ "$BENCH_QUICK" = 1 ] && PROF_S=0.5
 diag "mode=$BENCH_MODE quick=$BENCH_QUICK impls=$IMPLS window=${PROF_S}s freq=$FREQ"

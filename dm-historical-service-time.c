@@ -10,9 +10,9 @@
  * A path is "fresh" for (number of usable paths x its average) after its
  * last completion. A path gone stale while idle gets one I/O as a probe, in
  * case it has become faster since it was last measured; a path gone stale
- * with I/O in flight that is also overdue (no completion for longer than
- * its queue should take, (1 + in flight) x its average) may be degraded
- * and gets no more than its share.
+ * with I/O in flight that is also overdue (no completion for twice as long
+ * as its queue should take, 2 x (1 + in flight) x its average) may be
+ * degraded and gets no more than its share.
  *
  * Table: "historical-service-time <#args> [<base_weight>
  * [<threshold_multiplier>]]", per path [<repeat_count>].
@@ -71,16 +71,18 @@ struct hst_path {
 
 	/*
 	 * start_io'd and not yet end_io'd: an atomic, so that start_io
-	 * takes no lock; end_io drops it under lock, with the rest.
+	 * takes no lock (but when the path goes from idle to busy); end_io
+	 * drops it under lock, with the rest.
 	 */
 	atomic64_t in_flight;
 
 	/*
-	 * Protects what follows: updated by end_io (completion context)
-	 * without the selector's lock, read by select_path under it.
+	 * Protects what follows: updated by start_io/end_io (completion
+	 * context) without the selector's lock, read by select_path under it.
 	 */
 	spinlock_t lock;
 	u64 avg;		/* average service time, fixed point */
+	u64 busy_since;		/* ktime_get_ns() when in_flight left 0 */
 	u64 last_finish;	/* ktime_get_ns() of the last completion */
 	u64 fresh_until;	/* stale once ktime_get_ns() passes this */
 };
@@ -260,16 +262,17 @@ static void hst_estimates(const struct hst_snapshot *a,
 
 /*
  * Whether a stale path with I/O in flight is overdue: it completed nothing
- * for longer than its queue should take, (1 + in flight) x its average. A
- * path that serves its I/Os in parallel completes them in bursts, with
- * gaps of up to one whole service time between them: stale by the
+ * for twice as long as its queue should take, 2 x (1 + in flight) x its
+ * average. A path that serves its I/Os in parallel completes them in
+ * bursts, with gaps of up to one whole service time between them (which
+ * is about what its queue should take, and jitters): stale by the
  * freshness window in each gap, it is not slow for that.
  */
 static bool hst_overdue(const struct hst_snapshot *p, u64 now)
 {
 	u64 queue_time;
 
-	if (check_mul_overflow(1 + p->in_flight, p->avg >> HST_SHIFT,
+	if (check_mul_overflow(2 * (1 + p->in_flight), p->avg >> HST_SHIFT,
 			       &queue_time))
 		return false;	/* no wait that long has happened */
 	/* A completion since now was read: not overdue. */
@@ -390,28 +393,43 @@ static int hst_start_io(struct path_selector *ps, struct dm_path *path,
 			size_t nr_bytes)
 {
 	struct hst_path *pi = path->pscontext;
+	unsigned long flags;
+	u64 now;
 
-	atomic64_inc(&pi->in_flight);
+	if (atomic64_inc_return(&pi->in_flight) > 1)
+		return 0;
+
+	/*
+	 * The path was idle: its service of this I/O starts now. (Busy, it
+	 * serves the I/O after the last completion: no clock read here.)
+	 */
+	now = ktime_get_ns();
+	spin_lock_irqsave(&pi->lock, flags);
+	if (time_after64(now, pi->busy_since))
+		pi->busy_since = now;
+	spin_unlock_irqrestore(&pi->lock, flags);
 
 	return 0;
 }
-
 /*
- * The time the path spent on this I/O alone. I/Os overlap: if another
- * completed after this one was sent, count from that completion, as if
- * the path had served them one after the other.
+ * The time the path spent on this I/O alone, as if it served its I/Os one
+ * after the other: from the later of its last completion and the moment it
+ * last went from idle to busy. (The core's start time of each I/O would
+ * cost a clock read per I/O; this differs from it only for an I/O that
+ * completes before one sent earlier.)
  */
-static u64 hst_service_time(struct hst_path *pi, u64 start_time, u64 now)
+static u64 hst_service_time(struct hst_path *pi, u64 now)
 {
+	u64 start = pi->busy_since;
+
 	lockdep_assert_held(&pi->lock);
 
-	if (time_after64(pi->last_finish, start_time))
-		start_time = pi->last_finish;
+	if (time_after64(pi->last_finish, start))
+		start = pi->last_finish;
 	pi->last_finish = now;
 
-	return time_before64(now, start_time) ? 0 : now - start_time;
+	return time_before64(now, start) ? 0 : now - start;
 }
-
 static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 		      size_t nr_bytes, u64 start_time)
 {
@@ -423,7 +441,7 @@ static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 
 	spin_lock_irqsave(&pi->lock, flags);
 
-	st = hst_service_time(pi, start_time, now);
+	st = hst_service_time(pi, now);
 	sample = st < (HST_MAX_AVG >> HST_SHIFT) ? st << HST_SHIFT : HST_MAX_AVG;
 	keep = s->weights[min_t(u64, st >> HST_BUCKET_SHIFT, HST_BUCKETS - 1)];
 	pi->avg = (pi->avg * keep + sample * (HST_ONE - keep) + HST_HALF) >>
@@ -475,7 +493,6 @@ static struct path_selector_type hst_ps = {
 	.module		= THIS_MODULE,
 	.table_args	= 1,
 	.info_args	= 3,
-	.wants_start_time = true,
 	.ctr		= hst_ctr,
 	.dtr		= hst_dtr,
 	.add_path	= hst_add_path,

@@ -183,6 +183,11 @@ struct mpath_io {
 	unsigned short bi_flags;
 	u8 nr_soft_retries;
 	bool had_integrity;
+	/*
+	 * select_path's repeat_count answer in map(): here rather than on
+	 * map()'s stack, which would cost map() a stack-protector canary.
+	 */
+	unsigned int repeat;
 };
 
 /* What to do with a bio when no path is usable. */
@@ -811,17 +816,18 @@ static int multipath_map(struct dm_target *ti, struct bio *bio)
 	 */
 	pg = READ_ONCE(m->fast_pg);
 	if (pg) {
-		unsigned int repeat = 1;
 		struct dm_path *path;
 
+		mpio->repeat = 1;
 		path = pg->ps.type->select_path(&pg->ps, bio->bi_iter.bi_size,
-						&repeat);
+						&mpio->repeat);
 		if (likely(path)) {
 			pgpath = path_to_pgpath(path);
-			if (likely(repeat == 1))
+			if (likely(mpio->repeat == 1))
 				goto remap;
 			/* A path with a budget of its own (round-robin). */
-			return map_bio_chosen(m, bio, mpio, pgpath, repeat);
+			return map_bio_chosen(m, bio, mpio, pgpath,
+					      mpio->repeat);
 		}
 	}
 

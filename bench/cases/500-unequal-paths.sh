@@ -80,6 +80,9 @@ for ((rep = 1; rep <= BENCH_REPS; rep++)); do
 			iops=$(iops_of "$json")
 			df=$(($(path_reads nbfast) - f0)) ds=$(($(path_reads nbslow) - s0))
 			tap_ok "$cfg rep $rep: $iops IOPS (reads fast $df, slow $ds)"
+			# The selector's per-path words (averages, in flight...).
+			[ "$cfg" = fast-alone ] ||
+				diag "$cfg rep $rep status: $(dmsetup status bench-uneq)"
 			record suite=unequal "impl=$cfg" "rep=$rep" "iops=$iops" "fast_reads=$df" "slow_reads=$ds"
 			SUM[$cfg]=$((${SUM[$cfg]:-0} + iops))
 		else

@@ -71,18 +71,18 @@ struct hst_path {
 
 	/*
 	 * start_io'd and not yet end_io'd: an atomic, so that start_io
-	 * takes no lock (but when the path goes from idle to busy); end_io
-	 * drops it under lock, with the rest.
+	 * takes no lock; end_io drops it under lock, with the rest.
 	 */
 	atomic64_t in_flight;
+	/* ktime_get_ns() when in_flight last left 0 (see hst_start_io) */
+	u64 busy_since;
 
 	/*
-	 * Protects what follows: updated by start_io/end_io (completion
-	 * context) without the selector's lock, read by select_path under it.
+	 * Protects what follows: updated by end_io (completion context)
+	 * without the selector's lock, read by select_path under it.
 	 */
 	spinlock_t lock;
 	u64 avg;		/* average service time, fixed point */
-	u64 busy_since;		/* ktime_get_ns() when in_flight left 0 */
 	u64 last_finish;	/* ktime_get_ns() of the last completion */
 	u64 fresh_until;	/* stale once ktime_get_ns() passes this */
 };
@@ -393,24 +393,21 @@ static int hst_start_io(struct path_selector *ps, struct dm_path *path,
 			size_t nr_bytes)
 {
 	struct hst_path *pi = path->pscontext;
-	unsigned long flags;
-	u64 now;
-
-	if (atomic64_inc_return(&pi->in_flight) > 1)
-		return 0;
 
 	/*
 	 * The path was idle: its service of this I/O starts now. (Busy, it
 	 * serves the I/O after the last completion: no clock read here.)
+	 * No lock: only the I/O that takes in_flight from 0 writes this, and
+	 * end_io reads it once that I/O is in flight. (Were this writer
+	 * preempted until after a later idle-to-busy transition, it would
+	 * leave an older time: one sample would come out longer.)
 	 */
-	now = ktime_get_ns();
-	spin_lock_irqsave(&pi->lock, flags);
-	if (time_after64(now, pi->busy_since))
-		pi->busy_since = now;
-	spin_unlock_irqrestore(&pi->lock, flags);
+	if (atomic64_inc_return(&pi->in_flight) == 1)
+		WRITE_ONCE(pi->busy_since, ktime_get_ns());
 
 	return 0;
 }
+
 /*
  * The time the path spent on this I/O alone, as if it served its I/Os one
  * after the other: from the later of its last completion and the moment it
@@ -420,7 +417,7 @@ static int hst_start_io(struct path_selector *ps, struct dm_path *path,
  */
 static u64 hst_service_time(struct hst_path *pi, u64 now)
 {
-	u64 start = pi->busy_since;
+	u64 start = READ_ONCE(pi->busy_since);
 
 	lockdep_assert_held(&pi->lock);
 
@@ -430,6 +427,7 @@ static u64 hst_service_time(struct hst_path *pi, u64 now)
 
 	return time_before64(now, start) ? 0 : now - start;
 }
+
 static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 		      size_t nr_bytes, u64 start_time)
 {

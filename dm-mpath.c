@@ -105,6 +105,7 @@ struct priority_group {
 	unsigned int pg_num;		/* 1-based position in the table */
 	bool bypassed;			/* use only when no other PG can */
 	unsigned int nr_pgpaths;
+	unsigned int nr_valid_pgpaths;	/* usable ones; under m->lock */
 	struct list_head pgpaths;
 };
 
@@ -118,10 +119,13 @@ struct multipath {
 	 * every bio (one that gave 1). At most one is set, and either only
 	 * while I/O may go straight to the current PG (no pg_init pending),
 	 * so the fast path can never reach an uninitialised PG. NULL makes
-	 * map() take the lock.
+	 * map() take the lock. fast_sole_pgpath replaces fast_pg while that
+	 * PG has one usable path: the selector's choice is forced, map()
+	 * need not ask (start_io/end_io still tell it).
 	 */
 	struct pgpath *fast_pgpath;
 	struct priority_group *fast_pg;
+	struct pgpath *fast_sole_pgpath;
 	atomic_t repeat_left;
 
 	/* Protects all that follows. Taken in bio completion context too. */
@@ -359,15 +363,21 @@ static void __queue_event(struct multipath *m)
 	schedule_work(&m->trigger_event);
 }
 
+/*
+ * Called whenever the current choice, queue_io or a PG's usable paths
+ * change (all under m->lock).
+ */
 static void __update_fast_path(struct multipath *m)
 {
 	bool direct = !m->queue_io && m->current_pgpath;
+	bool per_io = direct && m->per_io_select;
+	bool sole = per_io && m->current_pgpath->pg->nr_valid_pgpaths == 1;
 
 	lockdep_assert_held(&m->lock);
 	WRITE_ONCE(m->fast_pgpath,
 		   direct && !m->per_io_select ? m->current_pgpath : NULL);
-	WRITE_ONCE(m->fast_pg,
-		   direct && m->per_io_select ? m->current_pg : NULL);
+	WRITE_ONCE(m->fast_pg, per_io && !sole ? m->current_pg : NULL);
+	WRITE_ONCE(m->fast_sole_pgpath, sole ? m->current_pgpath : NULL);
 }
 
 /* Make pg the PG in use: the PG change event, and its pg_init if any. */
@@ -591,6 +601,7 @@ static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 	pgpath->pg->ps.type->fail_path(&pgpath->pg->ps, &pgpath->path);
 	pgpath->path.is_active = 0;
 	pgpath->fail_count++;
+	pgpath->pg->nr_valid_pgpaths--;
 	m->nr_valid_paths--;
 
 	if (pgpath == m->current_pgpath)
@@ -624,6 +635,7 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 	       dm_table_device_name(m->ti->table), pgpath->path.dev->name);
 
 	pgpath->path.is_active = 1;
+	pgpath->pg->nr_valid_pgpaths++;
 	m->nr_valid_paths++;
 	__stop_no_path_timer(m);
 
@@ -808,6 +820,11 @@ static int multipath_map(struct dm_target *ti, struct bio *bio)
 	/* Within the repeat_count of the last choice. */
 	pgpath = READ_ONCE(m->fast_pgpath);
 	if (likely(pgpath && atomic_dec_return(&m->repeat_left) >= 0))
+		goto remap;
+
+	/* A per-bio selector's PG with one usable path: nothing to ask. */
+	pgpath = READ_ONCE(m->fast_sole_pgpath);
+	if (likely(pgpath))
 		goto remap;
 
 	/*
@@ -1583,6 +1600,7 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 		pg->pg_num = i;
 		list_add_tail(&pg->list, &m->priority_groups);
+		pg->nr_valid_pgpaths = pg->nr_pgpaths;
 		m->nr_valid_paths += pg->nr_pgpaths;
 		if (i == initial)
 			m->next_pg = pg;

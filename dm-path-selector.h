@@ -68,6 +68,9 @@ struct path_selector_type {
 	 * *repeat_count is set to the number of I/Os the core may send down
 	 * the chosen path before asking again: 1 (ask for every I/O) is what
 	 * a load-aware selector returns; 0 means until the path fails.
+	 * While the PG has one usable path the core does not ask (the
+	 * choice is forced; start_io/end_io are still called), so
+	 * select_path must have no side effect a selector relies on then.
 	 */
 	struct dm_path *(*select_path)(struct path_selector *ps,
 				       size_t nr_bytes,

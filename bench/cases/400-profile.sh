@@ -1,7 +1,8 @@
 #!/bin/bash
 # Where the instructions go: perf cpu-clock sampling of the whole guest
 # during 4k randread QD32 2 jobs on one fast null_blk path, for the raw
-# device, dm-linear, our multipath and the distro's in its bio mode. Under
+# device, dm-linear, our multipath (round-robin with repeat_count 1000 and
+# 1, and each load-aware selector) and the distro's in its bio mode. Under
 # icount the sampling clock is the instruction count, so the shares are
 # shares of guest instructions. perf.data and /proc/kallsyms go to
 # $BENCH_OUT/raw/; bench/analyze runs perf report on the host.

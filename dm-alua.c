@@ -1128,33 +1128,7 @@ static struct hw_handler_type alua_hwh = {
 	.status = alua_status,
 };
 
-static int __init dm_alua_init(void)
-{
-	int r;
-
-	alua_wq = alloc_workqueue("kmpath_aluad", WQ_MEM_RECLAIM, 0);
-	if (!alua_wq)
-		return -ENOMEM;
-
-	r = dm_register_hw_handler(&alua_hwh);
-	if (r < 0) {
-		DMERR("register failed %d", r);
-		destroy_workqueue(alua_wq);
-		return r;
-	}
-
-	return 0;
-}
-
-static void __exit dm_alua_exit(void)
-{
-	dm_unregister_hw_handler(&alua_hwh);
-	/* No map holds us now; wait for the last work item to return. */
-	destroy_workqueue(alua_wq);
-}
-
-module_init(dm_alua_init);
-module_exit(dm_alua_exit);
+module_hw_handler_with_wq(alua_hwh, alua_wq, "kmpath_aluad");
 
 MODULE_DESCRIPTION(DM_NAME " multipath hardware handler for SCSI ALUA");
 MODULE_LICENSE("GPL");

@@ -689,33 +689,7 @@ static struct hw_handler_type emc_hwh = {
 	.status = emc_status,
 };
 
-static int __init dm_emc_init(void)
-{
-	int r;
-
-	emc_wq = alloc_workqueue("kmpath_emcd", WQ_MEM_RECLAIM, 0);
-	if (!emc_wq)
-		return -ENOMEM;
-
-	r = dm_register_hw_handler(&emc_hwh);
-	if (r < 0) {
-		DMERR("register failed %d", r);
-		destroy_workqueue(emc_wq);
-		return r;
-	}
-
-	return 0;
-}
-
-static void __exit dm_emc_exit(void)
-{
-	dm_unregister_hw_handler(&emc_hwh);
-	/* No map holds us now; wait for the last completion work to return. */
-	destroy_workqueue(emc_wq);
-}
-
-module_init(dm_emc_init);
-module_exit(dm_emc_exit);
+module_hw_handler_with_wq(emc_hwh, emc_wq, "kmpath_emcd");
 
 MODULE_DESCRIPTION(DM_NAME " multipath hardware handler for EMC CLARiiON AX/CX");
 MODULE_LICENSE("GPL");

@@ -12,6 +12,7 @@
 
 #include <linux/device-mapper.h>
 #include <linux/blk_types.h>
+#include <linux/workqueue.h>
 
 #include "dm-mpath.h"
 
@@ -95,6 +96,41 @@ struct hw_handler_type {
 
 int dm_register_hw_handler(struct hw_handler_type *type);
 int dm_unregister_hw_handler(struct hw_handler_type *type);
+
+/*
+ * module_hw_handler_with_wq(type, wq, "wqname"): module init and exit for a
+ * handler that sends its array commands from a workqueue of its own. The
+ * workqueue exists before the handler can be found, and is WQ_MEM_RECLAIM
+ * because pg_init sits on the I/O path, under memory pressure too. Unload
+ * unregisters first (no map holds the module then, the core keeps a
+ * reference per table), then destroys the workqueue, which waits for the
+ * last work item to return.
+ */
+#define module_hw_handler_with_wq(__hwh, __wq, __wqname)		\
+static struct hw_handler_type *const hwh_module_type = &(__hwh);	\
+static struct workqueue_struct **const hwh_module_wq = &(__wq);	\
+static int __init hwh_init_##__hwh(void)					\
+{									\
+	int r = -ENOMEM;						\
+									\
+	*hwh_module_wq = alloc_workqueue(__wqname, WQ_MEM_RECLAIM, 0);	\
+	if (*hwh_module_wq) {						\
+		r = dm_register_hw_handler(hwh_module_type);		\
+		if (r) {						\
+			DMERR("%s: register failed %d",			\
+			      hwh_module_type->name, r);		\
+			destroy_workqueue(*hwh_module_wq);		\
+		}							\
+	}								\
+	return r;							\
+}									\
+module_init(hwh_init_##__hwh);						\
+static void __exit hwh_exit_##__hwh(void)				\
+{									\
+	dm_unregister_hw_handler(hwh_module_type);			\
+	destroy_workqueue(*hwh_module_wq);				\
+}									\
+module_exit(hwh_exit_##__hwh)
 
 /* Look up (autoloading "dm-<name>") and take a reference; NULL if none. */
 struct hw_handler_type *dm_get_hw_handler(const char *name);

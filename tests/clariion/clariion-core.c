@@ -308,6 +308,9 @@ void emu_set_owner(struct emu *e, int sp)
 
 /* ---- INQUIRY ---- */
 
+/* Reserved bytes after the SP model string in the long INQUIRY form. */
+#define INQ_TAIL 16
+
 static size_t std_inquiry(const struct emu *e, uint8_t *b)
 {
 	size_t sl = strlen(e->array_serial), ml = strlen(e->sp_model);
@@ -325,13 +328,18 @@ static size_t std_inquiry(const struct emu *e, uint8_t *b)
 	} else {
 		/*
 		 * Long form as the host parses it: byte 99 = SP model length,
-		 * byte 160 = array serial length, serial at 161, model after.
+		 * byte 160 = array serial length, serial at 161, model after,
+		 * then INQ_TAIL reserved bytes. The tail is not decoration:
+		 * scsi_dh_emc terminates the model string in place, one byte
+		 * past it, and its bound check lets the model end the data,
+		 * so with no tail a 6.1 KASAN kernel reports a 1-byte write
+		 * past the kernel's copy of our INQUIRY data.
 		 */
 		b[99] = (uint8_t)ml;
 		b[160] = (uint8_t)sl;
 		memcpy(b + 161, e->array_serial, sl);
 		memcpy(b + 161 + sl, e->sp_model, ml);
-		len = 161 + sl + ml;
+		len = 161 + sl + ml + INQ_TAIL;
 	}
 	b[4] = (uint8_t)(len - 5);
 	return len;

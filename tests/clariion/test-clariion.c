@@ -128,6 +128,8 @@ static void test_inquiry(void)
 	CHECK(buf[160] == 14 && !memcmp(buf + 161, "APM00123456789", 14),
 	      "serial");
 	CHECK(buf[99] == 7 && !memcmp(buf + 161 + 14, "CX4-480", 7), "model");
+	CHECK(buf[4] + 5 > 161 + 14 + 7,
+	      "model must not end the data (scsi_dh_emc writes a NUL after it)");
 
 	/* allocation length cuts the answer */
 	cdb[4] = 36;

@@ -288,6 +288,54 @@ path_fields() {
 }
 # path_state MAP DEV: A or F
 path_state() { path_fields "$1" "$2" && echo "$PATH_STATE"; }
+# check_table_roundtrip WHAT CTOR-ARGS EXPECTED-TABLE-ARGS: a map of
+# SECTORS sectors built from CTOR-ARGS loads, prints back EXPECTED-TABLE-ARGS
+# as its TABLE, and that TABLE text loads as a second map printing the same.
+# Uses (and removes) maps mpt1 and mpt2.
+check_table_roundtrip() {
+	local what=$1 args=$2 want=$3 t1
+	if ! dm_create mpt1 "0 $SECTORS multipath $args"; then
+		tap_fail "valid table loads: $what" "$(dmesg | tail -n 3)"
+		return
+	fi
+	t1=$(dmsetup table mpt1)
+	check_eq "TABLE of '$what'" "0 $SECTORS multipath $want" "$t1"
+	if dm_create mpt2 "$t1"; then
+		check_eq "'$what': the TABLE text loads to the same TABLE" "$t1" "$(dmsetup table mpt2)"
+	else
+		tap_fail "'$what': TABLE text loads as a new map" "$t1"
+	fi
+	dm_remove mpt2
+	dm_remove mpt1
+}
+# fio_start_verified DEV MIB LOOPS BACKLOG JSON: in the background
+# (FIO_PID), LOOPS passes of 4 KiB random writes over MIB MiB of DEV at
+# queue depth 8, each block read back and checked (crc32c) at most BACKLOG
+# writes later; the JSON report goes to JSON.
+fio_start_verified() {
+	FIO_JSON=$5 FIO_WANT=$(($2 * $3 * 1048576))
+	fio --name=verified --filename="$1" --direct=1 --ioengine=libaio \
+		--iodepth=8 --bs=4k --rw=randwrite --size="$2M" --verify=crc32c \
+		--verify_backlog="$4" --verify_fatal=1 --loops="$3" \
+		--output-format=json --output="$FIO_JSON" &
+	FIO_PID=$!
+}
+# fio_wait_verified: wait for fio_start_verified's job: it exits 0 with no
+# job error and no I/O error, and both wrote and read back (verified)
+# everything.
+fio_wait_verified() {
+	local rc w r
+	wait "$FIO_PID"
+	rc=$?
+	FIO_PID=
+	check_eq "fio exit status" 0 "$rc"
+	check_eq "fio job error" 0 "$(jq '.jobs[0].error' "$FIO_JSON")"
+	check_eq "fio total_err" 0 "$(jq '.jobs[0].total_err // 0' "$FIO_JSON")"
+	w=$(jq '.jobs[0].write.io_bytes' "$FIO_JSON") r=$(jq '.jobs[0].read.io_bytes' "$FIO_JSON")
+	diag "fio wrote $w bytes, read back and verified $r bytes"
+	check_eq "fio wrote everything" "$FIO_WANT" "$w"
+	check_eq "fio read back and verified everything" "$FIO_WANT" "$r"
+}
 # writers_pattern: WPAT, a fresh file of 1 MiB of random data (what writers
 # write), removed on exit.
 writers_pattern() {

@@ -11,6 +11,20 @@
 # wedge the guest's clean-up, as a suspended device would). Sets PS_NUMS
 # (their MAJ:MIN).
 PS_HOLD_MS=90000
+# ps_fixture MAP: the start 151-153 share: two scsi_debug paths to one LUN
+# (S: its size in sectors) and, on exit, MAP removed first (a held read
+# would keep it open), then the stacked paths, scsi_debug and our modules.
+ps_fixture() {
+	on_exit "ps_release_all; dm_remove $1; ps_unstack; sdebug_down; mp_mods_unload"
+	sdebug_up 2 delay=0 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
+	S=$(blockdev --getsz "${SD_DEVS[0]}")
+}
+# ps_info_both MAP: the first INFO word of P0 and of P1 in MAP ("w0 w1"):
+# in flight (queue-length, historical-service-time) or bytes in flight
+# (service-time).
+ps_info_both() { echo "$(ps_words "$1" "$P0" 1) $(ps_words "$1" "$P1" 1)"; }
+# sum_of "A B": A + B
+sum_of() { local n; read -ra n <<<"$1" && echo $((n[0] + n[1])); }
 ps_table() { # ps_table I SPEC: the table of ps<I>
 	local dev=${SD_DEVS[$1]} sz
 	sz=$(blockdev --getsz "$dev") || return 1
@@ -118,4 +132,29 @@ fio_load() {
 	fio --name=load --filename="/dev/mapper/$1" --rw="${4:-randread}" --bs=4k \
 		--direct=1 --ioengine=libaio --iodepth="$3" --runtime="$2" \
 		--time_based --size=32m --output=/dev/null
+}
+
+# check_slow_path_shunned MAP SELECTOR: a path slowed by 200 ms beside a fast
+# one, under a SELECTOR map with default per-path args, and 3 s of queue
+# depth 16 random reads: a load-aware selector gives the slow path an I/O
+# only when the fast one is as busy, so the slow path is used but the fast
+# one gets at least 4 times as many. Both paths' INFO word (in flight, or
+# bytes in flight) is 0 after the load. Stacks and unstacks its own paths;
+# P0 and P1 are theirs.
+check_slow_path_shunned() {
+	local map=$1 sel=$2 r0 r1 d0 d1
+
+	check_stack "a path slowed by 200 ms and a fast one" delay:200 linear
+	P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
+	check "$sel map, default per-path args" \
+		dm_create "$map" "0 $S multipath 0 0 1 1 $sel 0 2 0 $P0 $P1"
+	r0=$(dev_reads "$P0") r1=$(dev_reads "$P1")
+	check "3 s of 4 KiB random reads, queue depth 16" fio_load "$map" 3 16
+	d0=$(($(dev_reads "$P0") - r0)) d1=$(($(dev_reads "$P1") - r1))
+	diag "slow path: $d0 reads, fast path: $d1 reads"
+	check "the slow path was used" test "$d0" -ge 1
+	check "the fast path got at least 4 times as many" test "$d1" -ge $((4 * d0))
+	check_eq "nothing in flight after the load" "0 0" "$(ps_info_both "$map")"
+	dm_remove "$map"
+	ps_unstack
 }

@@ -198,3 +198,21 @@ mp_path_state() {
 seen() { alua_path_state "$1" "${LIO_NUM[$2]}"; }
 # port_fails MAP PORT: how often MAP has failed PORT
 port_fails() { mp_path_state "$1" "${LIO_NUM[$2]}" >/dev/null && echo "$PATH_FAILS"; }
+# check_read_logged DESC BLOCKS: BLOCKS direct 64 KiB reads through mpalua
+# succeed; io1 and io2 are the groups' I/O counts from before them, k the
+# kernel log since the caller's kmsg_mark.
+check_read_logged() {
+	io1=$(group_io 1) io2=$(group_io 2)
+	check "$1" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count="$2" iflag=direct status=none
+	k=$(kmsg_since)
+}
+# check_group1_out MAP STATE WHAT: group 1 has stopped serving: both its
+# ports are failed in MAP, and the handler's status says STATE (WHAT in
+# words) of each; it may learn that a moment after the failure.
+check_group1_out() {
+	local p
+	for p in g1p0 g1p1; do
+		check_eq "$p failed" F "$(port_state "$1" "$p")"
+		check "status: handler saw $p $3" wait_until 20 eval "[ \"\$(seen $1 $p)\" = $2 ]"
+	done
+}

@@ -19,9 +19,7 @@ for p in "${LIO_PORTS[@]}"; do
 done
 
 kmsg_mark
-io1=$(group_io 1) io2=$(group_io 2)
-check "first read" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=16 iflag=direct status=none
-k=$(kmsg_since)
+check_read_logged "first read" 16
 if [ "$ALUA_DH" = 1 ]; then
 	check_match "pg_init went through scsi_dh_alua" "multipath alua: .*activating through scsi_dh_alua" "$k"
 	check_match "... which found the port active/optimized" "scsi_dh_alua activated the port \(active/optimized\)" "$k"

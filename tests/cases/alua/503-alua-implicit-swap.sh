@@ -20,10 +20,7 @@ check_eq "LIO: group 1 standby" s "$(lio_ctl state 1)"
 check_eq "LIO: group 2 active/optimized" ao "$(lio_ctl state 2)"
 check_eq "LIO: group 2 altered implicitly, not by STPG" "Altered by Implicit ALUA" "$(lio_ctl status 2)"
 check_fail "dm-alua sent no STPG" grep -q "sending STPG" <<<"$k"
-for p in g1p0 g1p1; do
-	check_eq "$p failed" F "$(port_state mpalua "$p")"
-	check "status: handler saw $p standby" wait_until 20 eval "[ \"\$(seen mpalua $p)\" = s ]"
-done
+check_group1_out mpalua s "standby"
 for p in g2p0 g2p1; do
 	check_eq "$p active" A "$(port_state mpalua "$p")"
 	check_eq "status: handler saw $p active/optimized" ao "$(seen mpalua "$p")"

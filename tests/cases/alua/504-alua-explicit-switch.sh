@@ -15,9 +15,7 @@ check_eq "LIO: group 2 standby" s "$(lio_ctl state 2)"
 
 kmsg_mark
 check "switch_group 2" dmsetup message mpalua 0 switch_group 2
-io1=$(group_io 1) io2=$(group_io 2)
-check "read after the switch" dd if=/dev/mapper/mpalua of=/dev/null bs=64k count=4 iflag=direct status=none
-k=$(kmsg_since)
+check_read_logged "read after the switch" 4
 if [ "$ALUA_DH" = 1 ]; then
 	check_match "pg_init through scsi_dh_alua" "activating through scsi_dh_alua" "$k"
 	check_match "scsi_dh_alua saw group 2 become active/optimized" "alua: port group 02 state A" "$k"

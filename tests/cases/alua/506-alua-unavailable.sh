@@ -17,10 +17,7 @@ fio_check
 check_eq "LIO: group 1 unavailable" u "$(lio_ctl state 1)"
 check_eq "LIO: group 2 active/optimized" ao "$(lio_ctl state 2)"
 check_eq "LIO: group 2 altered by explicit STPG" "Altered by Explicit STPG" "$(lio_ctl status 2)"
-for p in g1p0 g1p1; do
-	check_eq "$p failed" F "$(port_state mpalua "$p")"
-	check "status: handler saw $p unavailable" wait_until 20 eval "[ \"\$(seen mpalua $p)\" = u ]"
-done
+check_group1_out mpalua u "unavailable"
 for p in g2p0 g2p1; do
 	check_eq "$p active" A "$(port_state mpalua "$p")"
 done

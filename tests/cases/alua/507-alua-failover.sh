@@ -24,10 +24,7 @@ check_eq "LIO: group 2 active/optimized" ao "$(lio_ctl state 2)"
 check_eq "LIO: group 2 altered by explicit STPG" "Altered by Explicit STPG" "$(lio_ctl status 2)"
 [ "$ALUA_DH" = 1 ] || check_match "STPG sent through a group 2 port" \
 	"multipath alua: (${LIO_NUM[g2p0]}|${LIO_NUM[g2p1]}) .*group 2 is standby: sending STPG" "$k"
-for p in g1p0 g1p1; do
-	check_eq "$p failed" F "$(port_state mpalua "$p")"
-	check "status: handler saw $p not answering" wait_until 20 eval "[ \"\$(seen mpalua $p)\" = noresp ]"
-done
+check_group1_out mpalua noresp "not answering"
 
 check "restore g1p0" lio_ctl restore g1p0
 check "restore g1p1" lio_ctl restore g1p1

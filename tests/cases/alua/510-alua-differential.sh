@@ -9,6 +9,8 @@
 # put in standby.  After each step LIO's configfs states (state, access
 # status) must be the same for all three.
 # tier: full (the default run keeps 501-504, 507, 508 and 557 (with scsi_dh_alua))
+# Not on the debug kernel: it builds no dm-multipath of its own to compare.
+# requires: distro-kernel
 # timeout: 400
 source "${0%/*}/rc"
 

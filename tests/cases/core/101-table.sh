@@ -9,53 +9,34 @@ source "${0%/*}/rc"
 mp_fixture 2 mpt1 mpt2 mpbad
 A=${DEVNUMS[0]} B=${DEVNUMS[1]}
 
-# roundtrip NAME-SUFFIX CTOR-ARGS EXPECTED-TABLE-ARGS
-roundtrip() {
-	local what=$1 args=$2 want=$3 t1 t2
-	if ! dm_create mpt1 "0 $SECTORS multipath $args"; then
-		tap_fail "valid table loads: $what" "$(dmesg | tail -n 3)"
-		return
-	fi
-	t1=$(dmsetup table mpt1)
-	check_eq "TABLE of '$what'" "0 $SECTORS multipath $want" "$t1"
-	if dm_create mpt2 "$t1"; then
-		t2=$(dmsetup table mpt2)
-		check_eq "'$what': a map created from the TABLE text has the same TABLE" "$t1" "$t2"
-	else
-		tap_fail "'$what': TABLE text loads as a new map" "$t1"
-	fi
-	dm_remove mpt2
-	dm_remove mpt1
-}
-
-roundtrip "1 PG, 2 paths, repeat 16" \
+check_table_roundtrip "1 PG, 2 paths, repeat 16" \
 	"0 0 1 1 round-robin 0 2 1 $A 16 $B 16" \
 	"0 0 1 1 round-robin 0 2 1 $A 16 $B 16 "
-roundtrip "default repeat_count" \
+check_table_roundtrip "default repeat_count" \
 	"0 0 1 1 round-robin 0 2 0 $A $B" \
 	"0 0 1 1 round-robin 0 2 1 $A 1000 $B 1000 "
-roundtrip "queue_if_no_path, 2 PGs, initial PG 2, device names" \
+check_table_roundtrip "queue_if_no_path, 2 PGs, initial PG 2, device names" \
 	"1 QUEUE_IF_NO_PATH 0 2 2 round-robin 0 1 1 ${SD_DEVS[0]} 7 round-robin 0 1 0 ${SD_DEVS[1]}" \
 	"1 queue_if_no_path 0 2 2 round-robin 0 1 1 $A 7 round-robin 0 1 1 $B 1000 "
-roundtrip "repeat_count 0 (stay until failure)" \
+check_table_roundtrip "repeat_count 0 (stay until failure)" \
 	"0 0 1 1 round-robin 0 1 1 $A 0" \
 	"0 0 1 1 round-robin 0 1 1 $A 0 "
-roundtrip "no priority groups (all paths gone)" "0 0 0 0" "0 0 0 0 "
-roundtrip "no priority groups with queue_if_no_path" \
+check_table_roundtrip "no priority groups (all paths gone)" "0 0 0 0" "0 0 0 0 "
+check_table_roundtrip "no priority groups with queue_if_no_path" \
 	"1 queue_if_no_path 0 0 0" "1 queue_if_no_path 0 0 0 "
-roundtrip "every Linux 6.1 feature word, and the queueing bound" \
+check_table_roundtrip "every Linux 6.1 feature word, and the queueing bound" \
 	"8 pg_init_delay_msecs 500 queue_mode BIO pg_init_retries 50 retain_attached_hw_handler queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"8 queue_if_no_path pg_init_retries 50 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 1 1 $A 1000 "
-roundtrip "the queueing bound, and a feature given twice" \
+check_table_roundtrip "the queueing bound, and a feature given twice" \
 	"4 queue_if_no_path_timeout_secs 30 queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"3 queue_if_no_path queue_if_no_path_timeout_secs 30 0 1 1 round-robin 0 1 1 $A 1000 "
-roundtrip "pg_init_delay_msecs 0 and a bound of 0 (none) are kept" \
+check_table_roundtrip "pg_init_delay_msecs 0 and a bound of 0 (none) are kept" \
 	"4 pg_init_delay_msecs 0 queue_if_no_path_timeout_secs 0 0 1 1 round-robin 0 1 0 $A" \
 	"4 pg_init_delay_msecs 0 queue_if_no_path_timeout_secs 0 0 1 1 round-robin 0 1 1 $A 1000 "
-roundtrip "emc hardware handler, defaults" \
+check_table_roundtrip "emc hardware handler, defaults" \
 	"0 1 emc 2 1 round-robin 0 1 0 $A round-robin 0 1 0 $B" \
 	"0 1 emc 2 1 round-robin 0 1 1 $A 1000 round-robin 0 1 1 $B 1000 "
-roundtrip "emc hardware handler with arguments" \
+check_table_roundtrip "emc hardware handler with arguments" \
 	"0 3 emc 0 1 1 1 round-robin 0 2 0 $A $B" \
 	"0 3 emc 0 1 1 1 round-robin 0 2 1 $A 1000 $B 1000 "
 

@@ -28,11 +28,7 @@ io_window() {
 
 # 2 loops of $MIB MiB each: long enough to outlast the steps below on either kernel.
 MIB=$(per_kernel 48 16)
-fio --name=failover --filename=/dev/mapper/mpf --direct=1 --ioengine=libaio \
-	--iodepth=8 --bs=4k --rw=randwrite --size=${MIB}M --verify=crc32c \
-	--verify_backlog=512 --verify_fatal=1 --loops=2 \
-	--output-format=json --output=/tmp/fio-failover.json &
-FIO_PID=$!
+fio_start_verified /dev/mapper/mpf "$MIB" 2 512 /tmp/fio-failover.json
 sleep 4
 
 kmsg_mark
@@ -80,18 +76,7 @@ for i in 3 2 1; do
 	check "reinstate_path ${N[$i]}" dmsetup message mpf 0 reinstate_path "${P[$i]}"
 done
 
-wait "$FIO_PID"
-rc=$?
-FIO_PID=
-check_eq "fio exit status" 0 "$rc"
-J=/tmp/fio-failover.json
-check_eq "fio job error" 0 "$(jq '.jobs[0].error' $J)"
-check_eq "fio total_err" 0 "$(jq '.jobs[0].total_err // 0' $J)"
-wbytes=$(jq '.jobs[0].write.io_bytes' $J)
-rbytes=$(jq '.jobs[0].read.io_bytes' $J)
-diag "fio wrote $wbytes bytes, read (verified) $rbytes bytes"
-check_eq "fio wrote everything (2 loops of $MIB MiB)" $((2 * MIB * 1048576)) "$wbytes"
-check_eq "fio read back and verified everything" $((2 * MIB * 1048576)) "$rbytes"
+fio_wait_verified
 check_match "no I/O error reached the kernel log as a dm error" "^$" "$(kmsg_since | grep -i 'multipath.*giving up')"
 dm_remove mpf
 check "modules unload" mp_mods_unload

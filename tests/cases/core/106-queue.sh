@@ -7,13 +7,9 @@
 # timeout: 300
 source "${0%/*}/rc"
 
-mp_fixture 2 mpq
+queueing_fixture mpq
 on_exit "kill \$(jobs -p) 2>/dev/null"
-A=${DEVNUMS[0]} B=${DEVNUMS[1]}
-TABLE="0 $SECTORS multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1"
-writers_pattern
 
-check "create map with queue_if_no_path" dm_create mpq "$TABLE"
 check "zero the test area" writers_area_zero mpq
 
 check "fail_path both paths" sh -c "dmsetup message mpq 0 fail_path $A && dmsetup message mpq 0 fail_path $B"

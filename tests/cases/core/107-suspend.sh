@@ -8,15 +8,10 @@
 # timeout: 360
 source "${0%/*}/rc"
 
-mp_fixture 2 mps
+queueing_fixture mps
 on_exit "kill \$(jobs -p) 2>/dev/null; dmsetup resume mps"
-A=${DEVNUMS[0]} B=${DEVNUMS[1]}
-TABLE="0 $SECTORS multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1"
-writers_pattern
 
 fail_both() { dmsetup message mps 0 fail_path "$A" && dmsetup message mps 0 fail_path "$B"; }
-
-check "create map with queue_if_no_path" dm_create mps "$TABLE"
 
 diag "flush suspend with queued I/O"
 check "fail both paths" fail_both

@@ -42,15 +42,21 @@ b_paths_failed() {
 	done
 }
 
+# read_fails_over_to_b WHAT: A0 fails (transport), the counters restart,
+# and a read must fail because of WHAT; k: the kernel log of that read.
+read_fails_over_to_b() {
+	cl_ctl fail A0 transport >/dev/null
+	cl_ctl reset-counters >/dev/null
+	kmsg_mark
+	check_fail "read fails: $1" rd
+	k=$(kmsg_since)
+}
+
 # ---- 1. rejected, no queueing -------------------------------------------
 check "create map" dm_create mpemc "$(table 0 "1 emc")" || exit 1
 check "first read (trespass to A)" rd
 cl_ctl reject-trespass on >/dev/null
-cl_ctl fail A0 transport >/dev/null
-cl_ctl reset-counters >/dev/null
-kmsg_mark
-check_fail "read fails once both B trespasses are rejected" rd
-k=$(kmsg_since)
+read_fails_over_to_b "both B trespasses are rejected"
 check_eq "B0 and B1 each got one trespass" "1 1" "$(cl_counter B0 trespass) $(cl_counter B1 trespass)"
 check_eq "no trespass succeeded" 0 "$(cl_counter B trespass_ok)"
 check_eq "no media command reached B" 0 "$(cl_counter B media)"
@@ -108,11 +114,7 @@ cl_ctl restore A0 >/dev/null
 check "RESERVE(6) through A1 (another host)" sg_raw "${CL_DEV[A1]}" 16 00 00 00 00 00
 check_eq "the array holds A1's reservation" A1 "$(cl_ctl reservation)"
 check "create map honoring reservations ('3 emc 0 1')" dm_create mpemc "$(table 0 "3 emc 0 1")" || exit 1
-cl_ctl fail A0 transport >/dev/null
-cl_ctl reset-counters >/dev/null
-kmsg_mark
-check_fail "read fails: every trespass meets the reservation" rd
-k=$(kmsg_since)
+read_fails_over_to_b "every trespass meets the reservation"
 check_eq "B0 and B1 each answered RESERVATION CONFLICT" "1 1" "$(cl_counter B0 conflicts) $(cl_counter B1 conflicts)"
 check_eq "ownership did not move" A "$(cl_ctl owner)"
 b_paths_failed "names the conflict" "refused: reservation conflict, failing path"

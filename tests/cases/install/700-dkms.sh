@@ -19,6 +19,8 @@
 # dm-multipath and selectors, the index files, a build link to the
 # headers), and depmod builds its index: DKMS then does on it exactly what
 # it does on a full tree.
+# Not on the debug kernel: it has no distro module tree or headers package.
+# requires: distro-kernel
 # timeout: 720
 source "${0%/*}/rc"
 

@@ -14,6 +14,8 @@
 # (transport detection dominates the stall: compare the two figures).
 # Runs without multipathd.
 # tier: full (reports figures; 601 and 602 cover the same failures)
+# Not on the debug kernel: it builds no dm-multipath of its own to compare.
+# requires: distro-kernel
 # timeout: 600
 source "${0%/*}/rc"
 

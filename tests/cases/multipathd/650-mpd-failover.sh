@@ -26,11 +26,7 @@ check_eq "multipathd: both paths active and ready" "$NA active ready|$NB active 
 running() { kill -0 "$FIO_PID" 2>/dev/null; }
 io_of() { echo $(($(path_reads "$1") + $(path_writes "$1"))); }
 MIB=$(per_kernel 12 6)
-fio --name=mpd --filename="$MAP_DEV" --direct=1 --ioengine=libaio \
-	--iodepth=8 --bs=4k --rw=randwrite --size="${MIB}M" --verify=crc32c \
-	--verify_backlog=256 --verify_fatal=1 --loops=3 \
-	--output-format=json --output=/tmp/fio-mpd.json &
-FIO_PID=$!
+fio_start_verified "$MAP_DEV" "$MIB" 3 256 /tmp/fio-mpd.json
 sleep 3
 
 kmsg_mark
@@ -63,15 +59,5 @@ check "fio still running after the reinstatement" running
 before=$(io_of "$NA")
 check "reinstated $NA carries I/O again" wait_until 20 eval "[ \$(io_of $NA) -gt $before ]"
 
-wait "$FIO_PID"
-rc=$?
-FIO_PID=
-check_eq "fio exit status" 0 "$rc"
-J=/tmp/fio-mpd.json
-check_eq "fio job error" 0 "$(jq '.jobs[0].error' $J)"
-wbytes=$(jq '.jobs[0].write.io_bytes' $J)
-rbytes=$(jq '.jobs[0].read.io_bytes' $J)
-diag "fio wrote $wbytes bytes, read back and verified $rbytes bytes"
-check_eq "fio wrote everything (3 loops of $MIB MiB)" $((3 * MIB * 1048576)) "$wbytes"
-check_eq "fio verified everything" $((3 * MIB * 1048576)) "$rbytes"
+fio_wait_verified
 mpd_finish

@@ -13,67 +13,49 @@ source "${0%/*}/rc"
 mp_fixture 3 mpt1 mpt2 mpsel
 A=${DEVNUMS[0]} B=${DEVNUMS[1]} C=${DEVNUMS[2]} S=$SECTORS
 
-# roundtrip WHAT CTOR-ARGS EXPECTED-TABLE-ARGS
-roundtrip() {
-	local what=$1 args=$2 want=$3 t1
-	if ! dm_create mpt1 "0 $S multipath $args"; then
-		tap_fail "valid table loads: $what" "$(dmesg | tail -n 3)"
-		return
-	fi
-	t1=$(dmsetup table mpt1)
-	check_eq "TABLE of '$what'" "0 $S multipath $want" "$t1"
-	if dm_create mpt2 "$t1"; then
-		check_eq "'$what': the TABLE text loads to the same TABLE" "$t1" "$(dmsetup table mpt2)"
-	else
-		tap_fail "'$what': TABLE text loads as a new map" "$t1"
-	fi
-	dm_remove mpt2
-	dm_remove mpt1
-}
-
-roundtrip "queue-length, repeat 1" \
+check_table_roundtrip "queue-length, repeat 1" \
 	"0 0 1 1 queue-length 0 2 1 $A 1 $B 1" \
 	"0 0 1 1 queue-length 0 2 1 $A 1 $B 1 "
-roundtrip "queue-length, defaults" \
+check_table_roundtrip "queue-length, defaults" \
 	"0 0 1 1 queue-length 0 2 0 $A $B" \
 	"0 0 1 1 queue-length 0 2 1 $A 1 $B 1 "
-roundtrip "queue-length, repeat_count 0 kept" \
+check_table_roundtrip "queue-length, repeat_count 0 kept" \
 	"0 0 1 1 queue-length 0 1 1 $A 0" \
 	"0 0 1 1 queue-length 0 1 1 $A 0 "
 kmsg_mark
-roundtrip "queue-length, deprecated repeat_count 100 shown as 1" \
+check_table_roundtrip "queue-length, deprecated repeat_count 100 shown as 1" \
 	"0 0 1 1 queue-length 0 1 1 $A 100" \
 	"0 0 1 1 queue-length 0 1 1 $A 1 "
 kmsg_expect "queue-length: repeat_count 100 warned about" \
 	"queue-length: repeat_count 100 is deprecated, using 1"
-roundtrip "service-time 0 as multipath-tools writes it" \
+check_table_roundtrip "service-time 0 as multipath-tools writes it" \
 	"0 0 1 1 service-time 0 2 1 $A 1 $B 1" \
 	"0 0 1 1 service-time 0 2 2 $A 1 1 $B 1 1 "
-roundtrip "service-time, defaults" \
+check_table_roundtrip "service-time, defaults" \
 	"0 0 1 1 service-time 0 2 0 $A $B" \
 	"0 0 1 1 service-time 0 2 2 $A 1 1 $B 1 1 "
-roundtrip "service-time, throughputs 0 and 100" \
+check_table_roundtrip "service-time, throughputs 0 and 100" \
 	"0 0 1 1 service-time 0 2 2 $A 0 0 $B 1 100" \
 	"0 0 1 1 service-time 0 2 2 $A 0 0 $B 1 100 "
 kmsg_mark
-roundtrip "service-time, deprecated repeat_count 7 shown as 1" \
+check_table_roundtrip "service-time, deprecated repeat_count 7 shown as 1" \
 	"0 0 1 1 service-time 0 1 2 $A 7 5" \
 	"0 0 1 1 service-time 0 1 2 $A 1 5 "
 kmsg_expect "service-time: repeat_count 7 warned about" \
 	"service-time: repeat_count 7 is deprecated, using 1"
-roundtrip "multipath-tools failover policy, queue_if_no_path" \
+check_table_roundtrip "multipath-tools failover policy, queue_if_no_path" \
 	"1 queue_if_no_path 0 2 1 service-time 0 1 1 $A 1 service-time 0 1 1 $B 1" \
 	"1 queue_if_no_path 0 2 1 service-time 0 1 2 $A 1 1 service-time 0 1 2 $B 1 1 "
-roundtrip "historical-service-time, defaults" \
+check_table_roundtrip "historical-service-time, defaults" \
 	"0 0 1 1 historical-service-time 0 2 0 $A $B" \
 	"0 0 1 1 historical-service-time 2 972 0 2 1 $A 1 $B 1 "
-roundtrip "historical-service-time, base_weight only" \
+check_table_roundtrip "historical-service-time, base_weight only" \
 	"0 0 1 1 historical-service-time 1 0 2 1 $A 1 $B 3" \
 	"0 0 1 1 historical-service-time 2 0 0 2 1 $A 1 $B 3 "
-roundtrip "historical-service-time, both selector args at their limits" \
+check_table_roundtrip "historical-service-time, both selector args at their limits" \
 	"0 0 1 1 historical-service-time 2 1023 4294967295 1 0 $A" \
 	"0 0 1 1 historical-service-time 2 1023 4294967295 1 1 $A 1 "
-roundtrip "three selectors in three PGs" \
+check_table_roundtrip "three selectors in three PGs" \
 	"0 0 3 2 queue-length 0 1 0 $A service-time 0 1 2 $B 1 50 historical-service-time 0 1 0 $C" \
 	"0 0 3 2 queue-length 0 1 1 $A 1 service-time 0 1 2 $B 1 50 historical-service-time 2 972 0 1 1 $C 1 "
 

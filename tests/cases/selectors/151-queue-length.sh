@@ -9,12 +9,10 @@
 # timeout: 400
 source "${0%/*}/rc"
 
-on_exit "ps_release_all; dm_remove mpql; ps_unstack; sdebug_down; mp_mods_unload"
-sdebug_up 2 delay=0 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
-S=$(blockdev --getsz "${SD_DEVS[0]}")
-inflight() { echo "$(ps_words mpql "$P0" 1) $(ps_words mpql "$P1" 1)"; }
+ps_fixture mpql
+inflight() { ps_info_both mpql; }
 inflight_is() { [ "$(inflight)" = "$1" ]; }
-inflight_total_is() { local n; read -ra n <<<"$(inflight)" && [ $((n[0] + n[1])) = "$1" ]; }
+inflight_total_is() { [ "$(sum_of "$(inflight)")" = "$1" ]; }
 
 check_stack "two linear paths" linear linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
@@ -46,17 +44,5 @@ ps_unstack
 
 # A slow path under load: queue-length keeps its queue no longer than the
 # fast path's, i.e. gives it an I/O only when it has none in flight.
-check_stack "a path slowed by 200 ms and a fast one" delay:200 linear
-P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
-check "queue-length map, default per-path args" \
-	dm_create mpql "0 $S multipath 0 0 1 1 queue-length 0 2 0 $P0 $P1"
-r0=$(dev_reads "$P0") r1=$(dev_reads "$P1")
-check "3 s of 4 KiB random reads, queue depth 16" fio_load mpql 3 16
-d0=$(($(dev_reads "$P0") - r0)) d1=$(($(dev_reads "$P1") - r1))
-diag "slow path: $d0 reads, fast path: $d1 reads"
-check "the slow path was used" test "$d0" -ge 1
-check "the fast path got at least 4 times as many" test "$d1" -ge $((4 * d0))
-check_eq "nothing in flight after the load" "0 0" "$(inflight)"
-dm_remove mpql
-ps_unstack
+check_slow_path_shunned mpql queue-length
 check "modules unload" mp_mods_unload

@@ -11,13 +11,11 @@
 # timeout: 400
 source "${0%/*}/rc"
 
-on_exit "ps_release_all; dm_remove mpst; ps_unstack; sdebug_down; mp_mods_unload"
-sdebug_up 2 delay=0 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
-S=$(blockdev --getsz "${SD_DEVS[0]}")
+ps_fixture mpst
 # bytes: the bytes in flight of each path
-bytes() { echo "$(ps_words mpst "$P0" 1) $(ps_words mpst "$P1" 1)"; }
+bytes() { ps_info_both mpst; }
 bytes_are() { [ "$(bytes)" = "$1" ]; }
-bytes_total() { local b; read -ra b <<<"$(bytes)" && echo $((b[0] + b[1])); }
+bytes_total() { sum_of "$(bytes)"; }
 bytes_total_is() { [ "$(bytes_total)" = "$1" ]; }
 # check_held DESC N SIZE: N held reads of SIZE submitted by one process (each
 # counted in flight before the next is mapped), all counted in flight.
@@ -73,37 +71,24 @@ check_eq "all four on the throughput-1 path, none on the throughput-0 one" "0 16
 check "paths let their I/O go" ps_release 0 1
 readers_wait
 check_eq "the held reads completed without error" "" "${READERS_RC//0 /}"
-r0=$(dev_reads "$P0") r1=$(dev_reads "$P1")
-check "50 reads one after the other" \
-	dd if=/dev/mapper/mpst of=/dev/null bs=4k count=50 iflag=direct status=none
-check_eq "throughput-0 path: no reads" 0 "$(($(dev_reads "$P0") - r0))"
-check_eq "throughput-1 path: all 50" 50 "$(($(dev_reads "$P1") - r1))"
+# reads_split: 50 direct 4 KiB reads through mpst, one after the other;
+# prints how many of them each path served ("P0's P1's"), or fails.
+reads_split() {
+	local r0 r1
+	r0=$(dev_reads "$P0") r1=$(dev_reads "$P1")
+	dd if=/dev/mapper/mpst of=/dev/null bs=4k count=50 iflag=direct status=none || return 1
+	echo "$(($(dev_reads "$P0") - r0)) $(($(dev_reads "$P1") - r1))"
+}
+check_eq "50 reads one after the other: none on throughput 0, all on throughput 1" \
+	"0 50" "$(reads_split)"
 check "fail the throughput-1 path" dmsetup message mpst 0 fail_path "$P1"
-r0=$(dev_reads "$P0") r1=$(dev_reads "$P1")
-check "50 more reads" \
-	dd if=/dev/mapper/mpst of=/dev/null bs=4k count=50 iflag=direct status=none
-check_eq "with nothing else usable the throughput-0 path takes all 50" 50 "$(($(dev_reads "$P0") - r0))"
-check_eq "the failed path none" 0 "$(($(dev_reads "$P1") - r1))"
+check_eq "50 more: with nothing else usable the throughput-0 path takes all, the failed one none" \
+	"50 0" "$(reads_split)"
 check "reinstate it" dmsetup message mpst 0 reinstate_path "$P1"
-r0=$(dev_reads "$P0")
-check "50 more reads" \
-	dd if=/dev/mapper/mpst of=/dev/null bs=4k count=50 iflag=direct status=none
-check_eq "reinstated: the throughput-0 path is idle again" 0 "$(($(dev_reads "$P0") - r0))"
+check_eq "50 more: reinstated, the throughput-0 path is idle again" "0 50" "$(reads_split)"
 dm_remove mpst
 ps_unstack
 
 # A slow path under load.
-check_stack "a path slowed by 200 ms and a fast one" delay:200 linear
-P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
-check "service-time map, default per-path args" \
-	dm_create mpst "0 $S multipath 0 0 1 1 service-time 0 2 0 $P0 $P1"
-r0=$(dev_reads "$P0") r1=$(dev_reads "$P1")
-check "3 s of 4 KiB random reads, queue depth 16" fio_load mpst 3 16
-d0=$(($(dev_reads "$P0") - r0)) d1=$(($(dev_reads "$P1") - r1))
-diag "slow path: $d0 reads, fast path: $d1 reads"
-check "the slow path was used" test "$d0" -ge 1
-check "the fast path got at least 4 times as many" test "$d1" -ge $((4 * d0))
-check_eq "nothing in flight after the load" "0 0" "$(bytes)"
-dm_remove mpst
-ps_unstack
+check_slow_path_shunned mpst service-time
 check "modules unload" mp_mods_unload

@@ -10,9 +10,7 @@
 # timeout: 300
 source "${0%/*}/rc"
 
-on_exit "dm_remove mphst; ps_unstack; sdebug_down; mp_mods_unload"
-sdebug_up 2 delay=0 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
-S=$(blockdev --getsz "${SD_DEVS[0]}")
+ps_fixture mphst
 check_stack "a path slowed by 100 ms and a fast one" delay:100 linear
 P0=${PS_NUMS[0]} P1=${PS_NUMS[1]}
 # word MAP DEV N: the Nth (1-based) INFO selector word of path DEV

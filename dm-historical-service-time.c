@@ -10,7 +10,9 @@
  * A path is "fresh" for (number of usable paths x its average) after its
  * last completion. A path gone stale while idle gets one I/O as a probe, in
  * case it has become faster since it was last measured; a path gone stale
- * with I/O in flight may be degraded and gets no more than its share.
+ * with I/O in flight that is also overdue (no completion for twice as long
+ * as its queue should take, 2 x (1 + in flight) x its average) may be
+ * degraded and gets no more than its share.
  *
  * Table: "historical-service-time <#args> [<base_weight>
  * [<threshold_multiplier>]]", per path [<repeat_count>].
@@ -24,6 +26,7 @@
  *	choice is made for every I/O.
  */
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -67,20 +70,31 @@ struct hst_path {
 	unsigned int repeat_count;	/* as the table gave it, for TABLE status */
 
 	/*
-	 * Protects what follows: updated by start_io/end_io (completion
-	 * context) without the selector's lock, read by select_path under it.
+	 * start_io'd and not yet end_io'd: an atomic, so that start_io
+	 * takes no lock; end_io drops it under lock, with the rest.
+	 */
+	atomic64_t in_flight;
+	/* ktime_get_ns() when in_flight last left 0 (see hst_start_io) */
+	u64 busy_since;
+
+	/*
+	 * Protects what follows: updated by end_io (completion context)
+	 * without the selector's lock, read by select_path under it.
 	 */
 	spinlock_t lock;
 	u64 avg;		/* average service time, fixed point */
-	u64 in_flight;		/* start_io'd and not yet end_io'd */
 	u64 last_finish;	/* ktime_get_ns() of the last completion */
 	u64 fresh_until;	/* stale once ktime_get_ns() passes this */
 };
 
-/* What select_path compares of a path, read at once under its lock. */
+/*
+ * What select_path compares of a path, read at once under its lock: end_io
+ * changes them together (a start_io may land on either side).
+ */
 struct hst_snapshot {
 	u64 avg;
 	u64 in_flight;
+	u64 last_finish;
 	u64 fresh_until;
 };
 
@@ -166,6 +180,7 @@ static int hst_add_path(struct path_selector *ps, struct dm_path *path,
 	struct hst_selector *s = ps->context;
 	unsigned int repeat_count = HST_REPEAT_COUNT;
 	struct hst_path *pi;
+	int r;
 
 	if (argc > 1)
 		return ps_refuse(error,
@@ -189,9 +204,14 @@ static int hst_add_path(struct path_selector *ps, struct dm_path *path,
 	/* 1 ns until measured: a new path is tried early. */
 	pi->avg = HST_ONE;
 	path->pscontext = pi;
-	ps_path_list_add(&s->paths, &pi->list);
+	r = ps_path_list_add(&s->paths, &pi->list);
+	if (r) {
+		path->pscontext = NULL;
+		kfree(pi);
+		*error = "historical-service-time: cannot allocate path context";
+	}
 
-	return 0;
+	return r;
 }
 
 static void hst_fail_path(struct path_selector *ps, struct dm_path *path)
@@ -218,7 +238,8 @@ static void hst_snapshot(struct hst_path *pi, struct hst_snapshot *snap)
 
 	spin_lock_irqsave(&pi->lock, flags);
 	snap->avg = pi->avg;
-	snap->in_flight = pi->in_flight;
+	snap->in_flight = atomic64_read(&pi->in_flight);
+	snap->last_finish = pi->last_finish;
 	snap->fresh_until = pi->fresh_until;
 	spin_unlock_irqrestore(&pi->lock, flags);
 }
@@ -237,6 +258,27 @@ static void hst_estimates(const struct hst_snapshot *a,
 	}
 	*a_est = (1 + a->in_flight) * a_avg;
 	*b_est = (1 + b->in_flight) * b_avg;
+}
+
+/*
+ * Whether a stale path with I/O in flight is overdue: it completed nothing
+ * for twice as long as its queue should take, 2 x (1 + in flight) x its
+ * average. A path that serves its I/Os in parallel completes them in
+ * bursts, with gaps of up to one whole service time between them (which
+ * is about what its queue should take, and jitters): stale by the
+ * freshness window in each gap, it is not slow for that.
+ */
+static bool hst_overdue(const struct hst_snapshot *p, u64 now)
+{
+	u64 queue_time;
+
+	if (check_mul_overflow(2 * (1 + p->in_flight), p->avg >> HST_SHIFT,
+			       &queue_time))
+		return false;	/* no wait that long has happened */
+	/* A completion since now was read: not overdue. */
+	if (time_before64(now, p->last_finish))
+		return false;
+	return now - p->last_finish > queue_time;
 }
 
 /*
@@ -279,9 +321,11 @@ static bool hst_better(const struct hst_selector *s,
 
 	/*
 	 * A winner that completed nothing for a while though it has I/O in
-	 * flight may have become slow: it gets no more than its share.
+	 * flight (stale, and overdue) may have become slow: it gets no more
+	 * than its share.
 	 */
-	if (a_wins ? a_stale : b_stale)
+	if (a_wins ? a_stale && hst_overdue(a, now) :
+		     b_stale && hst_overdue(b, now))
 		return a->in_flight < b->in_flight;
 
 	return a_wins;
@@ -305,11 +349,12 @@ static struct hst_path *hst_soonest(struct hst_selector *s, u64 now)
 	return best;
 }
 
-static struct dm_path *hst_select_path(struct path_selector *ps,
-				       size_t nr_bytes,
-				       unsigned int *repeat_count)
+/*
+ * The choice among several usable paths, under the lists' lock. Not inlined:
+ * the one-path case of select_path stays free of its register saves.
+ */
+static noinline struct dm_path *hst_choose(struct hst_selector *s)
 {
-	struct hst_selector *s = ps->context;
 	u64 now = ktime_get_ns();
 	struct dm_path *path = NULL;
 	struct hst_path *pi;
@@ -323,39 +368,64 @@ static struct dm_path *hst_select_path(struct path_selector *ps,
 	}
 	spin_unlock_irqrestore(&s->paths.lock, flags);
 
+	return path;
+}
+
+static struct dm_path *hst_select_path(struct path_selector *ps,
+				       size_t nr_bytes,
+				       unsigned int *repeat_count)
+{
+	struct hst_selector *s = ps->context;
+	struct list_head *entry;
+
 	/* The estimate changes with every I/O: choose again for the next. */
 	*repeat_count = 1;
 
-	return path;
+	/* One usable path: nothing to choose, no lock to take. */
+	entry = ps_path_list_sole(&s->paths);
+	if (entry)
+		return list_entry(entry, struct hst_path, list)->path;
+
+	return hst_choose(s);
 }
 
 static int hst_start_io(struct path_selector *ps, struct dm_path *path,
 			size_t nr_bytes)
 {
 	struct hst_path *pi = path->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&pi->lock, flags);
-	pi->in_flight++;
-	spin_unlock_irqrestore(&pi->lock, flags);
+	/*
+	 * The path was idle: its service of this I/O starts now. (Busy, it
+	 * serves the I/O after the last completion: no clock read here.)
+	 * No lock: only the I/O that takes in_flight from 0 writes this, and
+	 * end_io reads it once that I/O is in flight. (Were this writer
+	 * preempted until after a later idle-to-busy transition, it would
+	 * leave an older time: one sample would come out longer.)
+	 */
+	if (atomic64_inc_return(&pi->in_flight) == 1)
+		WRITE_ONCE(pi->busy_since, ktime_get_ns());
 
 	return 0;
 }
 
 /*
- * The time the path spent on this I/O alone. I/Os overlap: if another
- * completed after this one was sent, count from that completion, as if
- * the path had served them one after the other.
+ * The time the path spent on this I/O alone, as if it served its I/Os one
+ * after the other: from the later of its last completion and the moment it
+ * last went from idle to busy. (The core's start time of each I/O would
+ * cost a clock read per I/O; this differs from it only for an I/O that
+ * completes before one sent earlier.)
  */
-static u64 hst_service_time(struct hst_path *pi, u64 start_time, u64 now)
+static u64 hst_service_time(struct hst_path *pi, u64 now)
 {
+	u64 start = READ_ONCE(pi->busy_since);
+
 	lockdep_assert_held(&pi->lock);
 
-	if (time_after64(pi->last_finish, start_time))
-		start_time = pi->last_finish;
+	if (time_after64(pi->last_finish, start))
+		start = pi->last_finish;
 	pi->last_finish = now;
 
-	return time_before64(now, start_time) ? 0 : now - start_time;
+	return time_before64(now, start) ? 0 : now - start;
 }
 
 static int hst_end_io(struct path_selector *ps, struct dm_path *path,
@@ -369,12 +439,12 @@ static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 
 	spin_lock_irqsave(&pi->lock, flags);
 
-	st = hst_service_time(pi, start_time, now);
+	st = hst_service_time(pi, now);
 	sample = st < (HST_MAX_AVG >> HST_SHIFT) ? st << HST_SHIFT : HST_MAX_AVG;
 	keep = s->weights[min_t(u64, st >> HST_BUCKET_SHIFT, HST_BUCKETS - 1)];
 	pi->avg = (pi->avg * keep + sample * (HST_ONE - keep) + HST_HALF) >>
 		  HST_SHIFT;
-	pi->in_flight--;
+	atomic64_dec(&pi->in_flight);
 	pi->fresh_until = pi->last_finish +
 			  READ_ONCE(s->paths.nr_valid) * (pi->avg >> HST_SHIFT);
 

@@ -105,6 +105,7 @@ struct priority_group {
 	unsigned int pg_num;		/* 1-based position in the table */
 	bool bypassed;			/* use only when no other PG can */
 	unsigned int nr_pgpaths;
+	unsigned int nr_valid_pgpaths;	/* usable ones; under m->lock */
 	struct list_head pgpaths;
 };
 
@@ -118,10 +119,13 @@ struct multipath {
 	 * every bio (one that gave 1). At most one is set, and either only
 	 * while I/O may go straight to the current PG (no pg_init pending),
 	 * so the fast path can never reach an uninitialised PG. NULL makes
-	 * map() take the lock.
+	 * map() take the lock. fast_sole_pgpath replaces fast_pg while that
+	 * PG has one usable path: the selector's choice is forced, map()
+	 * need not ask (start_io/end_io still tell it).
 	 */
 	struct pgpath *fast_pgpath;
 	struct priority_group *fast_pg;
+	struct pgpath *fast_sole_pgpath;
 	atomic_t repeat_left;
 
 	/* Protects all that follows. Taken in bio completion context too. */
@@ -174,7 +178,7 @@ struct multipath {
  */
 struct mpath_io {
 	struct pgpath *pgpath;		/* NULL while not sent down a path */
-	u64 start_time;			/* ktime_get_ns(), for selectors' end_io */
+	u64 start_time;			/* ktime_get_ns(), for selectors' end_io, or 0 */
 	size_t nr_bytes;		/* as sent, for selectors' end_io */
 	struct block_device *bi_bdev;
 	struct bvec_iter bi_iter;
@@ -183,6 +187,11 @@ struct mpath_io {
 	unsigned short bi_flags;
 	u8 nr_soft_retries;
 	bool had_integrity;
+	/*
+	 * select_path's repeat_count answer in map(): here rather than on
+	 * map()'s stack, which would cost map() a stack-protector canary.
+	 */
+	unsigned int repeat;
 };
 
 /* What to do with a bio when no path is usable. */
@@ -354,15 +363,21 @@ static void __queue_event(struct multipath *m)
 	schedule_work(&m->trigger_event);
 }
 
+/*
+ * Called whenever the current choice, queue_io or a PG's usable paths
+ * change (all under m->lock).
+ */
 static void __update_fast_path(struct multipath *m)
 {
 	bool direct = !m->queue_io && m->current_pgpath;
+	bool per_io = direct && m->per_io_select;
+	bool sole = per_io && m->current_pgpath->pg->nr_valid_pgpaths == 1;
 
 	lockdep_assert_held(&m->lock);
 	WRITE_ONCE(m->fast_pgpath,
 		   direct && !m->per_io_select ? m->current_pgpath : NULL);
-	WRITE_ONCE(m->fast_pg,
-		   direct && m->per_io_select ? m->current_pg : NULL);
+	WRITE_ONCE(m->fast_pg, per_io && !sole ? m->current_pg : NULL);
+	WRITE_ONCE(m->fast_sole_pgpath, sole ? m->current_pgpath : NULL);
 }
 
 /* Make pg the PG in use: the PG change event, and its pg_init if any. */
@@ -586,6 +601,7 @@ static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 	pgpath->pg->ps.type->fail_path(&pgpath->pg->ps, &pgpath->path);
 	pgpath->path.is_active = 0;
 	pgpath->fail_count++;
+	pgpath->pg->nr_valid_pgpaths--;
 	m->nr_valid_paths--;
 
 	if (pgpath == m->current_pgpath)
@@ -619,6 +635,7 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 	       dm_table_device_name(m->ti->table), pgpath->path.dev->name);
 
 	pgpath->path.is_active = 1;
+	pgpath->pg->nr_valid_pgpaths++;
 	m->nr_valid_paths++;
 	__stop_no_path_timer(m);
 
@@ -694,22 +711,27 @@ static int __no_path(struct multipath *m, struct bio *bio)
 	}
 }
 
-/* The bio goes down pgpath: tell the selector, if it wants to know. */
-static void start_io(struct pgpath *pgpath, struct mpath_io *mpio,
-		     struct bio *bio)
+/*
+ * The bio goes down pgpath: tell the selector, if it wants to know. Inline:
+ * it is on every bio's way, and map()'s fast path is most of them.
+ */
+static __always_inline void start_io(struct pgpath *pgpath,
+				     struct mpath_io *mpio, struct bio *bio)
 {
 	struct path_selector *ps = &pgpath->pg->ps;
+	const struct path_selector_type *pst = ps->type;
 
 	mpio->pgpath = pgpath;
 	bio_set_dev(bio, pgpath->path.dev->bdev);
 	this_cpu_inc(pgpath->counters->sent);
 
-	if (ps->type->end_io) {
+	if (pst->end_io) {
 		mpio->nr_bytes = bio->bi_iter.bi_size;
-		mpio->start_time = ktime_get_ns();
+		/* The clock only for a selector that measures. */
+		mpio->start_time = pst->wants_start_time ? ktime_get_ns() : 0;
 	}
-	if (ps->type->start_io)
-		ps->type->start_io(ps, &pgpath->path, bio->bi_iter.bi_size);
+	if (pst->start_io)
+		pst->start_io(ps, &pgpath->path, bio->bi_iter.bi_size);
 }
 
 /*
@@ -800,23 +822,29 @@ static int multipath_map(struct dm_target *ti, struct bio *bio)
 	if (likely(pgpath && atomic_dec_return(&m->repeat_left) >= 0))
 		goto remap;
 
+	/* A per-bio selector's PG with one usable path: nothing to ask. */
+	pgpath = READ_ONCE(m->fast_sole_pgpath);
+	if (likely(pgpath))
+		goto remap;
+
 	/*
 	 * A selector that chooses for every bio is asked without m->lock
 	 * (it has its own); only a PG change needs the lock.
 	 */
 	pg = READ_ONCE(m->fast_pg);
 	if (pg) {
-		unsigned int repeat = 1;
 		struct dm_path *path;
 
+		mpio->repeat = 1;
 		path = pg->ps.type->select_path(&pg->ps, bio->bi_iter.bi_size,
-						&repeat);
+						&mpio->repeat);
 		if (likely(path)) {
 			pgpath = path_to_pgpath(path);
-			if (likely(repeat == 1))
+			if (likely(mpio->repeat == 1))
 				goto remap;
 			/* A path with a budget of its own (round-robin). */
-			return map_bio_chosen(m, bio, mpio, pgpath, repeat);
+			return map_bio_chosen(m, bio, mpio, pgpath,
+					      mpio->repeat);
 		}
 	}
 
@@ -1572,6 +1600,7 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 		pg->pg_num = i;
 		list_add_tail(&pg->list, &m->priority_groups);
+		pg->nr_valid_pgpaths = pg->nr_pgpaths;
 		m->nr_valid_paths += pg->nr_pgpaths;
 		if (i == initial)
 			m->next_pg = pg;
@@ -1610,14 +1639,26 @@ static void multipath_dtr(struct dm_target *ti)
 
 /* ---- Completion ---- */
 
-static int end_io_error(struct multipath *m, struct bio *bio,
-			struct mpath_io *mpio, blk_status_t *error)
+/*
+ * A bio completed with an error. Not inlined: multipath_end_io() is on every
+ * bio's way, and stays small without this.
+ */
+static noinline int end_io_error(struct multipath *m, struct bio *bio,
+				 struct mpath_io *mpio, blk_status_t *error)
 {
 	struct hw_handler *hwh = &m->hw_handler;
 	struct pgpath *pgpath = mpio->pgpath;
 	unsigned int err_flags;
 	unsigned long flags;
 	int r = DM_ENDIO_DONE;
+
+	/* Completed by us rather than by a path: nothing to retry. */
+	if (!pgpath)
+		return *error == BLK_STS_DM_REQUEUE ? DM_ENDIO_REQUEUE :
+						       DM_ENDIO_DONE;
+
+	if (*error != BLK_STS_DM_REQUEUE)
+		this_cpu_inc(pgpath->counters->errors);
 
 	if (hwh->type && hwh->type->err)
 		err_flags = hwh->type->err(hwh, &pgpath->path, bio, *error);
@@ -1676,16 +1717,13 @@ out:
 static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 			    blk_status_t *error)
 {
-	struct multipath *m = ti->private;
 	struct mpath_io *mpio = dm_per_bio_data(bio, sizeof(*mpio));
 	struct pgpath *pgpath = mpio->pgpath;
 
-	if (pgpath) {
+	if (likely(pgpath)) {
 		struct path_selector *ps = &pgpath->pg->ps;
 
 		this_cpu_inc(pgpath->counters->completed);
-		if (unlikely(*error && *error != BLK_STS_DM_REQUEUE))
-			this_cpu_inc(pgpath->counters->errors);
 		/* The selector keeps its own state safe: no lock of ours. */
 		if (ps->type->end_io)
 			ps->type->end_io(ps, &pgpath->path, mpio->nr_bytes,
@@ -1695,12 +1733,7 @@ static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 	if (likely(!*error))
 		return DM_ENDIO_DONE;
 
-	/* Completed by us rather than by a path: nothing to retry. */
-	if (!pgpath)
-		return *error == BLK_STS_DM_REQUEUE ? DM_ENDIO_REQUEUE :
-						       DM_ENDIO_DONE;
-
-	return end_io_error(m, bio, mpio, error);
+	return end_io_error(ti->private, bio, mpio, error);
 }
 
 /* ---- Suspend and resume ---- */

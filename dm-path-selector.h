@@ -45,6 +45,12 @@ struct path_selector_type {
 	unsigned int info_args;
 
 	/*
+	 * Whether end_io uses its start_time: the core reads the clock for
+	 * every I/O only for a selector that says so.
+	 */
+	bool wants_start_time;
+
+	/*
 	 * Construct/destroy a selector instance; ctr takes the selector
 	 * args. On failure ctr and add_path set *error to a static message
 	 * naming what was wrong (it becomes ti->error) and return -errno.
@@ -62,6 +68,9 @@ struct path_selector_type {
 	 * *repeat_count is set to the number of I/Os the core may send down
 	 * the chosen path before asking again: 1 (ask for every I/O) is what
 	 * a load-aware selector returns; 0 means until the path fails.
+	 * While the PG has one usable path the core does not ask (the
+	 * choice is forced; start_io/end_io are still called), so
+	 * select_path must have no side effect a selector relies on then.
 	 */
 	struct dm_path *(*select_path)(struct path_selector *ps,
 				       size_t nr_bytes,
@@ -89,7 +98,7 @@ struct path_selector_type {
 	/*
 	 * Optional: an I/O of nr_bytes sent down path has completed (with or
 	 * without error). start_time is the ktime_get_ns() taken when the
-	 * core sent it (0 if this selector has no end_io when it was sent).
+	 * core sent it if the selector sets wants_start_time, otherwise 0.
 	 * Each start_io is matched by exactly one end_io.
 	 */
 	int (*end_io)(struct path_selector *ps, struct dm_path *path,

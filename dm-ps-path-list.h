@@ -14,14 +14,25 @@
  * its per-path context; what else a path carries is the selector's own.
  * The choice of a path (which entry of valid, and where it goes next) stays
  * in each selector, under pl->lock.
+ *
+ * The usable paths are also kept as an array (usable[], nr_valid entries,
+ * in valid's order), rewritten under the lock whenever a path moves, so
+ * that select_path can read them without the lock: the lock and the list
+ * checks of a debug-list kernel cost more than the choice itself. A
+ * lockless reader may see the array halfway through a move: every slot
+ * below the capacity always holds one of this selector's paths (a failed
+ * one at worst, which the core handles as it does a path that fails right
+ * after being chosen), never a freed or NULL one.
  */
 
 #ifndef DM_PS_PATH_LIST_H
 #define DM_PS_PATH_LIST_H
 
 #include <linux/compiler.h>
+#include <linux/errno.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -29,8 +40,14 @@ struct ps_path_list {
 	spinlock_t lock;	/* protects the lists and nr_valid's writes */
 	struct list_head valid;
 	struct list_head failed;
-	/* Entries on valid; written under lock, read without it (READ_ONCE). */
+	/*
+	 * Entries on valid; written under lock (after usable[], release),
+	 * read without it (acquire, or READ_ONCE where usable[] is not read).
+	 */
 	unsigned int nr_valid;
+	/* valid as an array, for lockless readers; capacity: paths added */
+	struct list_head **usable;
+	unsigned int capacity;
 };
 
 static inline void ps_path_list_init(struct ps_path_list *pl)
@@ -39,6 +56,51 @@ static inline void ps_path_list_init(struct ps_path_list *pl)
 	INIT_LIST_HEAD(&pl->valid);
 	INIT_LIST_HEAD(&pl->failed);
 	pl->nr_valid = 0;
+	pl->usable = NULL;
+	pl->capacity = 0;
+}
+
+/*
+ * The usable paths without the lock: returns how many, *usable the array
+ * (valid only up to that count; see above for what a racing move leaves).
+ */
+static inline unsigned int ps_path_list_usable(struct ps_path_list *pl,
+					       struct list_head *const **usable)
+{
+	/* Pairs with the release in __ps_path_list_publish(): slots first. */
+	unsigned int n = smp_load_acquire(&pl->nr_valid);
+
+	*usable = pl->usable;
+	return n;
+}
+
+/*
+ * The only usable path, read without the lock; NULL when there are several
+ * (or none). With one path there is nothing to choose: a load-aware
+ * selector skips its lock and the bookkeeping of turns (a list of one
+ * needs no rotation).
+ */
+static inline struct list_head *ps_path_list_sole(struct ps_path_list *pl)
+{
+	struct list_head *const *usable;
+
+	if (ps_path_list_usable(pl, &usable) != 1)
+		return NULL;
+	return READ_ONCE(usable[0]);
+}
+
+/* Rewrite usable[] from valid, then publish the count. */
+static inline void __ps_path_list_publish(struct ps_path_list *pl,
+					  unsigned int nr_valid)
+{
+	struct list_head *entry;
+	unsigned int i = 0;
+
+	lockdep_assert_held(&pl->lock);
+	list_for_each(entry, &pl->valid)
+		WRITE_ONCE(pl->usable[i++], entry);
+	/* The slots before the count (acquire in ps_path_list_usable()). */
+	smp_store_release(&pl->nr_valid, nr_valid);
 }
 
 /*
@@ -55,10 +117,10 @@ static inline void ps_path_list_move(struct ps_path_list *pl,
 	spin_lock_irqsave(&pl->lock, flags);
 	if (usable) {
 		list_move_tail(entry, &pl->valid);
-		WRITE_ONCE(pl->nr_valid, pl->nr_valid + 1);
+		__ps_path_list_publish(pl, pl->nr_valid + 1);
 	} else {
 		list_move(entry, &pl->failed);
-		WRITE_ONCE(pl->nr_valid, pl->nr_valid - 1);
+		__ps_path_list_publish(pl, pl->nr_valid - 1);
 	}
 	spin_unlock_irqrestore(&pl->lock, flags);
 }
@@ -75,12 +137,29 @@ static inline void ps_path_list_reinstate(struct ps_path_list *pl,
 	ps_path_list_move(pl, entry, true);
 }
 
-/* A new path is usable, and last in turn: table order is the first order. */
-static inline void ps_path_list_add(struct ps_path_list *pl,
-				    struct list_head *entry)
+/*
+ * A new path is usable, and last in turn: table order is the first order.
+ * From add_path (may sleep; no reader yet: the table is not live). Returns
+ * -ENOMEM, with nothing changed, when usable[] cannot grow.
+ */
+static inline int ps_path_list_add(struct ps_path_list *pl,
+				   struct list_head *entry)
 {
+	struct list_head **usable;
+
+	usable = krealloc_array(pl->usable, pl->capacity + 1, sizeof(*usable),
+				GFP_KERNEL);
+	if (!usable)
+		return -ENOMEM;
+	/* Never an empty slot below the capacity. */
+	usable[pl->capacity] = entry;
+	pl->usable = usable;
+	pl->capacity++;
+
 	INIT_LIST_HEAD(entry);
 	ps_path_list_reinstate(pl, entry);
+
+	return 0;
 }
 
 /* The path chosen goes last in turn, so that turns (and ties) rotate. */
@@ -106,6 +185,9 @@ static inline void ps_path_list_free(struct ps_path_list *pl,
 		free_entry(entry);
 	}
 	pl->nr_valid = 0;
+	kfree(pl->usable);
+	pl->usable = NULL;
+	pl->capacity = 0;
 }
 
 #endif

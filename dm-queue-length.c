@@ -84,6 +84,7 @@ static int ql_add_path(struct path_selector *ps, struct dm_path *path,
 	struct ql_selector *s = ps->context;
 	unsigned int repeat_count = QL_REPEAT_COUNT;
 	struct ql_path *pi;
+	int r;
 
 	if (argc > 1)
 		return ps_refuse(error,
@@ -110,9 +111,14 @@ static int ql_add_path(struct path_selector *ps, struct dm_path *path,
 	pi->repeat_count = repeat_count;
 	atomic_set(&pi->in_flight, 0);
 	path->pscontext = pi;
-	ps_path_list_add(&s->paths, &pi->list);
+	r = ps_path_list_add(&s->paths, &pi->list);
+	if (r) {
+		path->pscontext = NULL;
+		kfree(pi);
+		*error = "queue-length: cannot allocate path context";
+	}
 
-	return 0;
+	return r;
 }
 
 static void ql_fail_path(struct path_selector *ps, struct dm_path *path)
@@ -155,11 +161,12 @@ static struct ql_path *ql_shortest(struct ql_selector *s)
 	return best;
 }
 
-static struct dm_path *ql_select_path(struct path_selector *ps,
-				      size_t nr_bytes,
-				      unsigned int *repeat_count)
+/*
+ * The choice among several usable paths, under the lists' lock. Not inlined:
+ * the one-path case of select_path stays free of its register saves.
+ */
+static noinline struct dm_path *ql_choose(struct ql_selector *s)
 {
-	struct ql_selector *s = ps->context;
 	struct dm_path *path = NULL;
 	struct ql_path *pi;
 	unsigned long flags;
@@ -172,10 +179,25 @@ static struct dm_path *ql_select_path(struct path_selector *ps,
 	}
 	spin_unlock_irqrestore(&s->paths.lock, flags);
 
+	return path;
+}
+
+static struct dm_path *ql_select_path(struct path_selector *ps,
+				      size_t nr_bytes,
+				      unsigned int *repeat_count)
+{
+	struct ql_selector *s = ps->context;
+	struct list_head *entry;
+
 	/* Queue lengths change with every I/O: choose again for the next. */
 	*repeat_count = 1;
 
-	return path;
+	/* One usable path: nothing to choose, no lock to take. */
+	entry = ps_path_list_sole(&s->paths);
+	if (entry)
+		return list_entry(entry, struct ql_path, list)->path;
+
+	return ql_choose(s);
 }
 
 static int ql_start_io(struct path_selector *ps, struct dm_path *path,

@@ -7,6 +7,7 @@
  * primitive way to balance unequal paths.
  */
 
+#include <linux/atomic.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -29,10 +30,17 @@ struct rr_path {
 
 struct rr_selector {
 	/*
-	 * valid: the next to use at the head. select_path runs without the
-	 * map's lock when repeat_count is 1 (the core asks for every bio).
+	 * valid: the order of the turns. select_path runs without the map's
+	 * lock when repeat_count is 1 (the core asks for every bio), so it
+	 * takes no lock either: it reads the usable paths as an array
+	 * (dm-ps-path-list.h) and takes the next turn from an atomic
+	 * counter. Turn t goes to usable[t % nr_valid]; a path that fails or
+	 * comes back reorders the array, and the turns go on from where the
+	 * counter is. (At 2^32 turns the counter wraps: with a path count
+	 * that is not a power of 2, that one turn repeats a path.)
 	 */
 	struct ps_path_list paths;
+	atomic_t turns;
 };
 
 static void rr_free_path(struct list_head *entry)
@@ -56,6 +64,7 @@ static int rr_ctr(struct path_selector *ps, unsigned int argc, char **argv,
 	}
 
 	ps_path_list_init(&s->paths);
+	atomic_set(&s->turns, 0);
 	ps->context = s;
 
 	return 0;
@@ -77,6 +86,7 @@ static int rr_add_path(struct path_selector *ps, struct dm_path *path,
 	struct rr_selector *s = ps->context;
 	unsigned int repeat_count = RR_REPEAT_COUNT;
 	struct rr_path *pi;
+	int r;
 
 	if (argc > 1)
 		return ps_refuse(error, "round-robin: too many path arguments",
@@ -96,9 +106,14 @@ static int rr_add_path(struct path_selector *ps, struct dm_path *path,
 	pi->repeat_count = repeat_count;
 	path->pscontext = pi;
 	/* Table order is the order of first use. */
-	ps_path_list_add(&s->paths, &pi->list);
+	r = ps_path_list_add(&s->paths, &pi->list);
+	if (r) {
+		path->pscontext = NULL;
+		kfree(pi);
+		*error = "round-robin: cannot allocate path context";
+	}
 
-	return 0;
+	return r;
 }
 
 static void rr_fail_path(struct path_selector *ps, struct dm_path *path)
@@ -125,20 +140,20 @@ static struct dm_path *rr_select_path(struct path_selector *ps,
 				      unsigned int *repeat_count)
 {
 	struct rr_selector *s = ps->context;
-	struct dm_path *path = NULL;
+	struct list_head *const *usable;
+	unsigned int n, turn = 0;
 	struct rr_path *pi;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->paths.lock, flags);
-	pi = list_first_entry_or_null(&s->paths.valid, struct rr_path, list);
-	if (pi) {
-		ps_path_list_rotate(&s->paths, &pi->list);
-		*repeat_count = pi->repeat_count;
-		path = pi->path;
-	}
-	spin_unlock_irqrestore(&s->paths.lock, flags);
+	n = ps_path_list_usable(&s->paths, &usable);
+	if (!n)
+		return NULL;
+	/* One path: no turn to take (and no shared counter to bounce). */
+	if (n > 1)
+		turn = (unsigned int)atomic_fetch_inc(&s->turns) % n;
+	pi = list_entry(READ_ONCE(usable[turn]), struct rr_path, list);
+	*repeat_count = pi->repeat_count;
 
-	return path;
+	return pi->path;
 }
 
 static int rr_status(struct path_selector *ps, struct dm_path *path,

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Where the instructions go: perf cpu-clock sampling of the whole guest
 # during 4k randread QD32 2 jobs on one fast null_blk path, for the raw
-# device, dm-linear, our multipath and the distro's in its bio mode. Under
+# device, dm-linear, our multipath (round-robin with repeat_count 1000 and
+# 1, and each load-aware selector) and the distro's in its bio mode. Under
 # icount the sampling clock is the instruction count, so the shares are
 # shares of guest instructions. perf.data and /proc/kallsyms go to
 # $BENCH_OUT/raw/; bench/analyze runs perf report on the host.
@@ -9,7 +10,7 @@
 source "$REPO/tests/lib/common.sh"
 source "$REPO/bench/lib/bench.sh"
 
-IMPLS="raw linear ours distro-bio"
+IMPLS="raw linear ours ours-r1 ours-ql ours-st ours-hst distro-bio"
 PROF_S=1.5 FREQ=4000
 [ "$BENCH_QUICK" = 1 ] && PROF_S=0.5
 diag "mode=$BENCH_MODE quick=$BENCH_QUICK impls=$IMPLS window=${PROF_S}s freq=$FREQ"

@@ -9,7 +9,8 @@
 # dm-multipath (queue_mode bio) with its own queue-length and service-time.
 # Latency-bound by design: under icount the paths' timers run on the guest
 # clock, so the figures are those of the selectors' choices, not of TCG.
-# Not part of the default run-bench set: bench/run-bench --cases 500.
+# Not part of the default run-bench set: bench/run-bench --cases 500
+# (--only ours-hst,distro-st,...: only these configurations).
 # timeout: 20000
 source "$REPO/tests/lib/common.sh"
 source "$REPO/bench/lib/bench.sh"
@@ -45,6 +46,13 @@ iops_of() { # fio JSON file -> read IOPS (integer)
 
 CONFIGS="fast-alone ours-rr-1 ours-rr-1000 ours-ql ours-st ours-st-10 ours-hst distro-ql distro-st distro-st-10"
 declare -A SUM
+# --only CFG,...: these configurations (the fast path alone always runs:
+# it is the basis of every ratio).
+wanted=""
+for cfg in $CONFIGS; do
+	[ "$cfg" = fast-alone ] || impl_wanted "$cfg" && wanted+=" $cfg"
+done
+CONFIGS=${wanted# }
 for ((rep = 1; rep <= BENCH_REPS; rep++)); do
 	for cfg in $CONFIGS; do
 		case $cfg in
@@ -72,6 +80,9 @@ for ((rep = 1; rep <= BENCH_REPS; rep++)); do
 			iops=$(iops_of "$json")
 			df=$(($(path_reads nbfast) - f0)) ds=$(($(path_reads nbslow) - s0))
 			tap_ok "$cfg rep $rep: $iops IOPS (reads fast $df, slow $ds)"
+			# The selector's per-path words (averages, in flight...).
+			[ "$cfg" = fast-alone ] ||
+				diag "$cfg rep $rep status: $(dmsetup status bench-uneq)"
 			record suite=unequal "impl=$cfg" "rep=$rep" "iops=$iops" "fast_reads=$df" "slow_reads=$ds"
 			SUM[$cfg]=$((${SUM[$cfg]:-0} + iops))
 		else

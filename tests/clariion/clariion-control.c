@@ -171,19 +171,17 @@ int emu_control(struct emu *e, const char *line, char *outbuf, size_t outlen)
 		outf(&o, "pong\n");
 	} else if (!strcmp(tok[0], "owner") && n == 1) {
 		outf(&o, "%c\n", e->owner ? 'B' : 'A');
-	} else if (!strcmp(tok[0], "owner") && n == 2) {
-		sp = parse_sp(tok[1]);
-		if (sp < 0)
-			goto bad;
-		emu_set_owner(e, sp);
-		outf(&o, "ok\n");
 	} else if (!strcmp(tok[0], "default-owner") && n == 1) {
 		outf(&o, "%c\n", e->default_owner ? 'B' : 'A');
-	} else if (!strcmp(tok[0], "default-owner") && n == 2) {
+	} else if ((!strcmp(tok[0], "owner") ||
+		    !strcmp(tok[0], "default-owner")) && n == 2) {
 		sp = parse_sp(tok[1]);
 		if (sp < 0)
 			goto bad;
-		e->default_owner = sp;
+		if (tok[0][0] == 'o')
+			emu_set_owner(e, sp);	/* moves the LUN now */
+		else
+			e->default_owner = sp;	/* reported in VPD 0xC0 only */
 		outf(&o, "ok\n");
 	} else if (!strcmp(tok[0], "ndu") && n == 2) {
 		if (parse_onoff(tok[1], &e->ndu))

@@ -1015,13 +1015,12 @@ void emu_command(struct emu *e, int port, const uint8_t *cdb, size_t cdb_len,
 	case OP_READ_10:
 	case OP_READ_12:
 	case OP_READ_16:
-		cmd_rw(e, cdb, false, d, r);
-		break;
 	case OP_WRITE_6:
 	case OP_WRITE_10:
 	case OP_WRITE_12:
 	case OP_WRITE_16:
-		cmd_rw(e, cdb, true, d, r);
+		cmd_rw(e, cdb, op == OP_WRITE_6 || op == OP_WRITE_10 ||
+			       op == OP_WRITE_12 || op == OP_WRITE_16, d, r);
 		break;
 	case OP_WRITE_VERIFY_10:
 		cmd_write_verify(e, cdb, d, r);

@@ -223,7 +223,13 @@ diag "g1p0 failed in the kernel and faulty in multipathd $((SECONDS - t0)) s aft
 io_of() { path_writes "$1"; }
 b=$(io_of "${NAME[g1p1]}")
 check "g1p1 carries the writes" wait_until 20 eval "[ \$(io_of ${NAME[g1p1]}) -ge $((b + 100)) ]"
-check "handler status: g1p0 does not answer" wait_until 20 eval "[ \"\$(seen $M g1p0)\" = noresp ]"
+check "handler status: g1p0 does not answer" wait_until 20 eval "[ \"\$(seen $M g1p0)\" = noresp ]" || {
+	# Seen once on a quiet host (passing under load): say what the
+	# handler showed and whether multipathd replaced the table meanwhile
+	# (a new table starts a new handler, which has not asked g1p0).
+	diag "handler: $(words)"
+	diag "multipathd: $(grep -E "reload|${NAME[g1p0]}" "$MPD_LOG" | tail -n 8 | paste -sd'|')"
+}
 check "fio still running" running
 t0=$SECONDS; up phase
 check "g1p0's link up" lio_ctl restore g1p0

@@ -7,10 +7,11 @@
 
 # ps_stack SPEC...: a dm device ps<i> over SD_DEVS[i] per SPEC: "linear",
 # "delay:MS" (every I/O held MS ms) or "hold" (every I/O held until
-# ps_release, or 90 s: so that a scenario killed with held I/O does not
-# wedge the guest's clean-up, as a suspended device would). Sets PS_NUMS
-# (their MAJ:MIN).
-PS_HOLD_MS=90000
+# ps_release, or 90 s, 360 s on the debug kernel: so that a scenario killed
+# with held I/O does not wedge the guest's clean-up, as a suspended device
+# would; on a loaded debug guest 152's four held steps outlasted 90 s, and
+# the first held reads completed on their own). Sets PS_NUMS (their MAJ:MIN).
+PS_HOLD_MS=$(per_kernel 90000 360000)
 # ps_fixture MAP: the start 151-153 share: two scsi_debug paths to one LUN
 # (S: its size in sectors) and, on exit, MAP removed first (a held read
 # would keep it open), then the stacked paths, scsi_debug and our modules.

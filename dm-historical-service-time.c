@@ -350,10 +350,11 @@ static struct hst_path *hst_soonest(struct hst_selector *s, u64 now)
 }
 
 /*
- * The choice among several usable paths, under the lists' lock. Not inlined:
- * the one-path case of select_path stays free of its register saves.
+ * The choice among the usable paths, under the lists' lock. The core does
+ * not ask while the PG has one usable path (the choice is forced), so this
+ * runs only when there is a choice, or on the core's locked slow path.
  */
-static noinline struct dm_path *hst_choose(struct hst_selector *s)
+static struct dm_path *hst_choose(struct hst_selector *s)
 {
 	u64 now = ktime_get_ns();
 	struct dm_path *path = NULL;
@@ -376,15 +377,9 @@ static struct dm_path *hst_select_path(struct path_selector *ps,
 				       unsigned int *repeat_count)
 {
 	struct hst_selector *s = ps->context;
-	struct list_head *entry;
 
 	/* The estimate changes with every I/O: choose again for the next. */
 	*repeat_count = 1;
-
-	/* One usable path: nothing to choose, no lock to take. */
-	entry = ps_path_list_sole(&s->paths);
-	if (entry)
-		return list_entry(entry, struct hst_path, list)->path;
 
 	return hst_choose(s);
 }

@@ -74,21 +74,6 @@ static inline unsigned int ps_path_list_usable(struct ps_path_list *pl,
 	return n;
 }
 
-/*
- * The only usable path, read without the lock; NULL when there are several
- * (or none). With one path there is nothing to choose: a load-aware
- * selector skips its lock and the bookkeeping of turns (a list of one
- * needs no rotation).
- */
-static inline struct list_head *ps_path_list_sole(struct ps_path_list *pl)
-{
-	struct list_head *const *usable;
-
-	if (ps_path_list_usable(pl, &usable) != 1)
-		return NULL;
-	return READ_ONCE(usable[0]);
-}
-
 /* Rewrite usable[] from valid, then publish the count. */
 static inline void __ps_path_list_publish(struct ps_path_list *pl,
 					  unsigned int nr_valid)

@@ -162,10 +162,11 @@ static struct ql_path *ql_shortest(struct ql_selector *s)
 }
 
 /*
- * The choice among several usable paths, under the lists' lock. Not inlined:
- * the one-path case of select_path stays free of its register saves.
+ * The choice among the usable paths, under the lists' lock. The core does
+ * not ask while the PG has one usable path (the choice is forced), so this
+ * runs only when there is a choice, or on the core's locked slow path.
  */
-static noinline struct dm_path *ql_choose(struct ql_selector *s)
+static struct dm_path *ql_choose(struct ql_selector *s)
 {
 	struct dm_path *path = NULL;
 	struct ql_path *pi;
@@ -187,15 +188,9 @@ static struct dm_path *ql_select_path(struct path_selector *ps,
 				      unsigned int *repeat_count)
 {
 	struct ql_selector *s = ps->context;
-	struct list_head *entry;
 
 	/* Queue lengths change with every I/O: choose again for the next. */
 	*repeat_count = 1;
-
-	/* One usable path: nothing to choose, no lock to take. */
-	entry = ps_path_list_sole(&s->paths);
-	if (entry)
-		return list_entry(entry, struct ql_path, list)->path;
 
 	return ql_choose(s);
 }

@@ -140,6 +140,8 @@ struct multipath {
 	bool per_io_select;		/* the current choice is for one bio */
 	bool queue_io;			/* hold all I/O: PG not ready */
 	bool pg_init_required;		/* the worker must start pg_init */
+	bool pg_reinit_required;	/* every path was lost: the next
+					 * choice initialises even the same PG */
 	bool pg_init_in_progress;	/* until dm_pg_init_complete() */
 	bool pg_init_delayed;		/* a retry waits for pg_init_retry */
 	bool pg_init_disabled;		/* suspended or dying: no new pg_init */
@@ -387,6 +389,7 @@ static void __switch_pg(struct multipath *m, struct priority_group *pg)
 
 	lockdep_assert_held(&m->lock);
 	m->current_pg = pg;
+	m->pg_reinit_required = false;
 	if (m->last_pg && m->last_pg != pg)
 		__queue_event(m);
 	m->last_pg = pg;
@@ -412,7 +415,7 @@ static void __set_current_pgpath(struct multipath *m, struct pgpath *pgpath,
 	atomic_set(&m->repeat_left,
 		   repeat ? min_t(unsigned int, repeat - 1, INT_MAX) : INT_MAX);
 
-	if (m->current_pg != pgpath->pg)
+	if (m->current_pg != pgpath->pg || m->pg_reinit_required)
 		__switch_pg(m, pgpath->pg);
 }
 
@@ -606,9 +609,14 @@ static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 
 	if (pgpath == m->current_pgpath)
 		m->current_pgpath = NULL;
-	/* After losing every path, initialise the PG again before use. */
+	/*
+	 * After losing every path, initialise the PG again before its next
+	 * use (the array may have moved the LUN meanwhile), but keep it as
+	 * the current PG: as in Linux 6.1, only an I/O that finds no path
+	 * makes the map choose from the first PG again.
+	 */
 	if (!m->nr_valid_paths) {
-		m->current_pg = NULL;
+		m->pg_reinit_required = true;
 		__start_no_path_timer(m);
 	}
 	__update_fast_path(m);

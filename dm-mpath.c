@@ -180,8 +180,8 @@ struct multipath {
  */
 struct mpath_io {
 	struct pgpath *pgpath;		/* NULL while not sent down a path */
-	u64 start_time;			/* ktime_get_ns(), for selectors' end_io, or 0 */
-	size_t nr_bytes;		/* as sent, for selectors' end_io */
+	u64 start_time;			/* ktime_get_ns(), if the selector wants it */
+	size_t nr_bytes;		/* as sent: in-flight bytes, selectors' end_io */
 	struct block_device *bi_bdev;
 	struct bvec_iter bi_iter;
 	bio_end_io_t *bi_end_io;
@@ -728,18 +728,43 @@ static __always_inline void start_io(struct pgpath *pgpath,
 {
 	struct path_selector *ps = &pgpath->pg->ps;
 	const struct path_selector_type *pst = ps->type;
+	unsigned int counts = pst->counts_in_flight;
+	size_t nr_bytes = bio->bi_iter.bi_size;
 
 	mpio->pgpath = pgpath;
+	mpio->nr_bytes = nr_bytes;
 	bio_set_dev(bio, pgpath->path.dev->bdev);
 	this_cpu_inc(pgpath->counters->sent);
 
-	if (pst->end_io) {
-		mpio->nr_bytes = bio->bi_iter.bi_size;
-		/* The clock only for a selector that measures. */
-		mpio->start_time = pst->wants_start_time ? ktime_get_ns() : 0;
-	}
+	/* The clock only for a selector that measures (else unused). */
+	if (pst->wants_start_time)
+		mpio->start_time = ktime_get_ns();
+	if (counts & PS_COUNT_IOS)
+		atomic_inc(&pgpath->path.in_flight);
+	if (counts & PS_COUNT_BYTES)
+		atomic64_add(nr_bytes, &pgpath->path.in_flight_bytes);
 	if (pst->start_io)
-		pst->start_io(ps, &pgpath->path, bio->bi_iter.bi_size);
+		pst->start_io(ps, &pgpath->path, nr_bytes);
+}
+
+/* The bio sent down pgpath by start_io() has completed: undo its counts. */
+static __always_inline void end_io(struct pgpath *pgpath,
+				   struct mpath_io *mpio)
+{
+	struct path_selector *ps = &pgpath->pg->ps;
+	const struct path_selector_type *pst = ps->type;
+	unsigned int counts = pst->counts_in_flight;
+
+	this_cpu_inc(pgpath->counters->completed);
+
+	if (counts & PS_COUNT_IOS)
+		atomic_dec(&pgpath->path.in_flight);
+	if (counts & PS_COUNT_BYTES)
+		atomic64_sub(mpio->nr_bytes, &pgpath->path.in_flight_bytes);
+	/* The selector keeps its own state safe: no lock of ours. */
+	if (pst->end_io)
+		pst->end_io(ps, &pgpath->path, mpio->nr_bytes,
+			    pst->wants_start_time ? mpio->start_time : 0);
 }
 
 /*
@@ -1728,15 +1753,8 @@ static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 	struct mpath_io *mpio = dm_per_bio_data(bio, sizeof(*mpio));
 	struct pgpath *pgpath = mpio->pgpath;
 
-	if (likely(pgpath)) {
-		struct path_selector *ps = &pgpath->pg->ps;
-
-		this_cpu_inc(pgpath->counters->completed);
-		/* The selector keeps its own state safe: no lock of ours. */
-		if (ps->type->end_io)
-			ps->type->end_io(ps, &pgpath->path, mpio->nr_bytes,
-					 mpio->start_time);
-	}
+	if (likely(pgpath))
+		end_io(pgpath, mpio);
 
 	if (likely(!*error))
 		return DM_ENDIO_DONE;

@@ -20,6 +20,14 @@ struct dm_path {
 
 	void *pscontext;	/* For path-selector use */
 	void *hwhcontext;	/* For hw-handler use */
+
+	/*
+	 * Read-only for plugins: I/Os and bytes sent down the path and not
+	 * yet completed, counted by the core only for a selector that asks
+	 * (path_selector_type.counts_in_flight), otherwise 0.
+	 */
+	atomic_t in_flight;
+	atomic64_t in_flight_bytes;
 };
 
 #endif

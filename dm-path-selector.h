@@ -30,6 +30,10 @@
 
 #include "dm-mpath.h"
 
+/* path_selector_type.counts_in_flight */
+#define PS_COUNT_IOS	BIT(0)
+#define PS_COUNT_BYTES	BIT(1)
+
 struct path_selector_type;
 struct path_selector {
 	struct path_selector_type *type;
@@ -49,6 +53,15 @@ struct path_selector_type {
 	 * every I/O only for a selector that says so.
 	 */
 	bool wants_start_time;
+
+	/*
+	 * What the core counts in flight on each path for this selector
+	 * (dm_path.in_flight, .in_flight_bytes): PS_COUNT_IOS and/or
+	 * PS_COUNT_BYTES. A selector that needs only these counts needs no
+	 * start_io/end_io, two indirect calls per I/O fewer; one that asks
+	 * for neither costs no atomic per I/O.
+	 */
+	unsigned int counts_in_flight;
 
 	/*
 	 * Construct/destroy a selector instance; ctr takes the selector

@@ -31,13 +31,13 @@ struct ql_path {
 	struct list_head list;	/* in ql_selector.paths */
 	struct dm_path *path;
 	unsigned int repeat_count;	/* as the table gave it, for TABLE status */
-	atomic_t in_flight;		/* start_io'd and not yet end_io'd */
 };
 
 struct ql_selector {
 	/*
-	 * valid: least recently chosen first. The in-flight counts are
-	 * atomics so that start_io/end_io never take the lists' lock.
+	 * valid: least recently chosen first. The in-flight counts are the
+	 * core's (dm_path.in_flight, PS_COUNT_IOS): atomics it keeps without
+	 * the lists' lock, and without a call into this module per I/O.
 	 */
 	struct ps_path_list paths;
 };
@@ -109,7 +109,6 @@ static int ql_add_path(struct path_selector *ps, struct dm_path *path,
 
 	pi->path = path;
 	pi->repeat_count = repeat_count;
-	atomic_set(&pi->in_flight, 0);
 	path->pscontext = pi;
 	r = ps_path_list_add(&s->paths, &pi->list);
 	if (r) {
@@ -148,7 +147,7 @@ static struct ql_path *ql_shortest(struct ql_selector *s)
 	lockdep_assert_held(&s->paths.lock);
 
 	list_for_each_entry(pi, &s->paths.valid, list) {
-		int len = atomic_read(&pi->in_flight);
+		int len = atomic_read(&pi->path->in_flight);
 
 		if (len < best_len) {
 			best = pi;
@@ -195,26 +194,6 @@ static struct dm_path *ql_select_path(struct path_selector *ps,
 	return ql_choose(s);
 }
 
-static int ql_start_io(struct path_selector *ps, struct dm_path *path,
-		       size_t nr_bytes)
-{
-	struct ql_path *pi = path->pscontext;
-
-	atomic_inc(&pi->in_flight);
-
-	return 0;
-}
-
-static int ql_end_io(struct path_selector *ps, struct dm_path *path,
-		     size_t nr_bytes, u64 start_time)
-{
-	struct ql_path *pi = path->pscontext;
-
-	atomic_dec(&pi->in_flight);
-
-	return 0;
-}
-
 static int ql_status(struct path_selector *ps, struct dm_path *path,
 		     status_type_t type, char *result, unsigned int maxlen)
 {
@@ -231,7 +210,7 @@ static int ql_status(struct path_selector *ps, struct dm_path *path,
 	switch (type) {
 	case STATUSTYPE_INFO:
 		/* info_args = 1: the I/Os in flight on the path */
-		DMEMIT("%d ", atomic_read(&pi->in_flight));
+		DMEMIT("%d ", atomic_read(&path->in_flight));
 		break;
 	case STATUSTYPE_TABLE:
 		/* table_args = 1: the repeat_count */
@@ -249,6 +228,7 @@ static struct path_selector_type ql_ps = {
 	.module		= THIS_MODULE,
 	.table_args	= 1,
 	.info_args	= 1,
+	.counts_in_flight = PS_COUNT_IOS,
 	.ctr		= ql_ctr,
 	.dtr		= ql_dtr,
 	.add_path	= ql_add_path,
@@ -256,8 +236,6 @@ static struct path_selector_type ql_ps = {
 	.fail_path	= ql_fail_path,
 	.reinstate_path	= ql_reinstate_path,
 	.status		= ql_status,
-	.start_io	= ql_start_io,
-	.end_io		= ql_end_io,
 };
 
 module_path_selector(ql_ps, QL_VERSION);

@@ -70,12 +70,10 @@ struct hst_path {
 	unsigned int repeat_count;	/* as the table gave it, for TABLE status */
 
 	/*
-	 * start_io'd and not yet end_io'd: an atomic, so that start_io
-	 * takes no lock; end_io drops it under lock, with the rest.
+	 * The I/Os in flight and the start of the path's busy period are
+	 * the core's (dm_path.in_flight, .busy_since: PS_BUSY_SINCE), kept
+	 * without a call into this module when an I/O starts.
 	 */
-	atomic64_t in_flight;
-	/* ktime_get_ns() when in_flight last left 0 (see hst_start_io) */
-	u64 busy_since;
 
 	/*
 	 * Protects what follows: updated by end_io (completion context)
@@ -89,7 +87,7 @@ struct hst_path {
 
 /*
  * What select_path compares of a path, read at once under its lock: end_io
- * changes them together (a start_io may land on either side).
+ * changes them together (in_flight is the core's and moves on its own).
  */
 struct hst_snapshot {
 	u64 avg;
@@ -238,7 +236,7 @@ static void hst_snapshot(struct hst_path *pi, struct hst_snapshot *snap)
 
 	spin_lock_irqsave(&pi->lock, flags);
 	snap->avg = pi->avg;
-	snap->in_flight = atomic64_read(&pi->in_flight);
+	snap->in_flight = atomic_read(&pi->path->in_flight);
 	snap->last_finish = pi->last_finish;
 	snap->fresh_until = pi->fresh_until;
 	spin_unlock_irqrestore(&pi->lock, flags);
@@ -384,25 +382,6 @@ static struct dm_path *hst_select_path(struct path_selector *ps,
 	return hst_choose(s);
 }
 
-static int hst_start_io(struct path_selector *ps, struct dm_path *path,
-			size_t nr_bytes)
-{
-	struct hst_path *pi = path->pscontext;
-
-	/*
-	 * The path was idle: its service of this I/O starts now. (Busy, it
-	 * serves the I/O after the last completion: no clock read here.)
-	 * No lock: only the I/O that takes in_flight from 0 writes this, and
-	 * end_io reads it once that I/O is in flight. (Were this writer
-	 * preempted until after a later idle-to-busy transition, it would
-	 * leave an older time: one sample would come out longer.)
-	 */
-	if (atomic64_inc_return(&pi->in_flight) == 1)
-		WRITE_ONCE(pi->busy_since, ktime_get_ns());
-
-	return 0;
-}
-
 /*
  * The time the path spent on this I/O alone, as if it served its I/Os one
  * after the other: from the later of its last completion and the moment it
@@ -412,7 +391,7 @@ static int hst_start_io(struct path_selector *ps, struct dm_path *path,
  */
 static u64 hst_service_time(struct hst_path *pi, u64 now)
 {
-	u64 start = READ_ONCE(pi->busy_since);
+	u64 start = READ_ONCE(pi->path->busy_since);
 
 	lockdep_assert_held(&pi->lock);
 
@@ -423,6 +402,7 @@ static u64 hst_service_time(struct hst_path *pi, u64 now)
 	return time_before64(now, start) ? 0 : now - start;
 }
 
+/* The core has dropped this I/O from path->in_flight already. */
 static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 		      size_t nr_bytes, u64 start_time)
 {
@@ -439,7 +419,6 @@ static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 	keep = s->weights[min_t(u64, st >> HST_BUCKET_SHIFT, HST_BUCKETS - 1)];
 	pi->avg = (pi->avg * keep + sample * (HST_ONE - keep) + HST_HALF) >>
 		  HST_SHIFT;
-	atomic64_dec(&pi->in_flight);
 	pi->fresh_until = pi->last_finish +
 			  READ_ONCE(s->paths.nr_valid) * (pi->avg >> HST_SHIFT);
 
@@ -486,6 +465,7 @@ static struct path_selector_type hst_ps = {
 	.module		= THIS_MODULE,
 	.table_args	= 1,
 	.info_args	= 3,
+	.counts_in_flight = PS_COUNT_IOS | PS_BUSY_SINCE,
 	.ctr		= hst_ctr,
 	.dtr		= hst_dtr,
 	.add_path	= hst_add_path,
@@ -493,7 +473,6 @@ static struct path_selector_type hst_ps = {
 	.fail_path	= hst_fail_path,
 	.reinstate_path	= hst_reinstate_path,
 	.status		= hst_status,
-	.start_io	= hst_start_io,
 	.end_io		= hst_end_io,
 };
 

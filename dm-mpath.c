@@ -739,8 +739,17 @@ static __always_inline void start_io(struct pgpath *pgpath,
 	/* The clock only for a selector that measures (else unused). */
 	if (pst->wants_start_time)
 		mpio->start_time = ktime_get_ns();
-	if (counts & PS_COUNT_IOS)
+	if (counts & PS_BUSY_SINCE) {
+		/*
+		 * No lock: only the I/O that takes in_flight from 0 writes
+		 * this. (Were it preempted until after a later idle-to-busy
+		 * transition, it would leave an older time.)
+		 */
+		if (atomic_inc_return(&pgpath->path.in_flight) == 1)
+			WRITE_ONCE(pgpath->path.busy_since, ktime_get_ns());
+	} else if (counts & PS_COUNT_IOS) {
 		atomic_inc(&pgpath->path.in_flight);
+	}
 	if (counts & PS_COUNT_BYTES)
 		atomic64_add(nr_bytes, &pgpath->path.in_flight_bytes);
 	if (pst->start_io)

@@ -33,6 +33,7 @@
 /* path_selector_type.counts_in_flight */
 #define PS_COUNT_IOS	BIT(0)
 #define PS_COUNT_BYTES	BIT(1)
+#define PS_BUSY_SINCE	BIT(2)	/* with PS_COUNT_IOS: dm_path.busy_since */
 
 struct path_selector_type;
 struct path_selector {
@@ -57,9 +58,12 @@ struct path_selector_type {
 	/*
 	 * What the core counts in flight on each path for this selector
 	 * (dm_path.in_flight, .in_flight_bytes): PS_COUNT_IOS and/or
-	 * PS_COUNT_BYTES. A selector that needs only these counts needs no
-	 * start_io/end_io, two indirect calls per I/O fewer; one that asks
-	 * for neither costs no atomic per I/O.
+	 * PS_COUNT_BYTES; PS_BUSY_SINCE adds a clock read whenever a path's
+	 * in_flight leaves 0 (dm_path.busy_since). A selector that needs
+	 * only these needs no start_io/end_io, two indirect calls per I/O
+	 * fewer; one that asks for none costs no atomic per I/O. The counts
+	 * include an I/O before start_io sees it and drop it before its
+	 * end_io.
 	 */
 	unsigned int counts_in_flight;
 

@@ -1,0 +1,58 @@
+#!/bin/bash
+# dm-emc: after every path failed with no I/O coming, the PG in use stays so.
+# dm-emc over the emulated CLARiiON: PG1 = SP A's ports, PG2 = SP B's. With
+# PG2 in use (the LUN on SP B), all four paths are failed by message while
+# no I/O comes, then one port of each SP is reinstated, SP A's first. The
+# next read goes to PG2, as in Linux 6.1 (only an I/O that finds no path
+# makes the map choose from the first PG again), and PG2 is initialised
+# again first: one trespass to SP B, none to SP A, no media command to A.
+# timeout: 300
+source "${0%/*}/rc"
+
+declare -A N
+on_exit mp_mods_unload
+clariion_start --ports-per-sp 2 || exit 1
+on_exit "dm_remove mpemc"
+check "modules load" mp_mods_load || exit 1
+check "modprobe dm-emc" modprobe dm-emc
+for p in A0 A1 B0 B1; do N[$p]=$(devnum "${CL_DEV[$p]}"); done
+S=$(blockdev --getsz "${CL_DEV[A0]}")
+T="0 $S multipath 0 1 emc 2 1 round-robin 0 2 1 ${N[A0]} 100 ${N[A1]} 100 round-robin 0 2 1 ${N[B0]} 100 ${N[B1]} 100"
+check "create map (PG1 = SP A, PG2 = SP B)" dm_create mpemc "$T" || exit 1
+MP=/dev/mapper/mpemc
+rd() { dd if=$MP of=/dev/null bs=64k count=16 iflag=direct status=none; }
+# cur_pg MAP: the PG a reload would start in (TABLE: the PG in use)
+cur_pg() {
+	local f i
+	read -ra f <<<"$(dmsetup table "$1")" || return 1
+	i=$((4 + f[3]))
+	i=$((i + 1 + f[i]))
+	echo "${f[i + 1]}"
+}
+
+check "switch_group 2" dmsetup message mpemc 0 switch_group 2
+check "read through PG2" rd
+check_eq "LUN owned by B" B "$(cl_ctl owner)"
+check_eq "PG2 is in use" 2 "$(cur_pg mpemc)"
+
+# The outage: every path fails, and no I/O comes meanwhile.
+for p in A0 A1 B0 B1; do
+	check "fail_path $p" dmsetup message mpemc 0 fail_path "${N[$p]}"
+done
+check_eq "no path active" "F F F F" \
+	"$(for p in A0 A1 B0 B1; do path_state mpemc "${N[$p]}"; done | paste -sd' ')"
+# One port of each SP comes back, SP A's first.
+check "reinstate A0" dmsetup message mpemc 0 reinstate_path "${N[A0]}"
+check "reinstate B0" dmsetup message mpemc 0 reinstate_path "${N[B0]}"
+check_eq "PG2 still in use" 2 "$(cur_pg mpemc)"
+
+cl_ctl reset-counters >/dev/null
+check "read after the outage" rd
+check_eq "PG2 initialised again: one trespass on SP B" 1 "$(cl_counter B trespass_ok)"
+check_eq "none on SP A" 0 "$(cl_counter A trespass)"
+check "the read went through SP B" test "$(cl_counter B media)" -gt 0
+check_eq "no media command to SP A" 0 "$(cl_counter A media)"
+check_eq "LUN still owned by B" B "$(cl_ctl owner)"
+
+check "remove map" dm_remove mpemc
+check "modules unload" mp_mods_unload

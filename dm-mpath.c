@@ -140,8 +140,8 @@ struct multipath {
 	bool per_io_select;		/* the current choice is for one bio */
 	bool queue_io;			/* hold all I/O: PG not ready */
 	bool pg_init_required;		/* the worker must start pg_init */
-	bool pg_reinit_required;	/* every path was lost: the next
-					 * choice initialises even the same PG */
+	/* Every path was lost: the next choice initialises even the same PG. */
+	bool pg_reinit_required;
 	bool pg_init_in_progress;	/* until dm_pg_init_complete() */
 	bool pg_init_delayed;		/* a retry waits for pg_init_retry */
 	bool pg_init_disabled;		/* suspended or dying: no new pg_init */

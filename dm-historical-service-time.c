@@ -70,9 +70,9 @@ struct hst_path {
 	unsigned int repeat_count;	/* as the table gave it, for TABLE status */
 
 	/*
-	 * The I/Os in flight and the start of the path's busy period are
-	 * the core's (dm_path.in_flight, .busy_since: PS_BUSY_SINCE), kept
-	 * without a call into this module when an I/O starts.
+	 * The I/Os in flight are the core's (dm_path.in_flight,
+	 * PS_COUNT_IOS), kept without a call into this module when an I/O
+	 * starts.
 	 */
 
 	/*
@@ -384,22 +384,22 @@ static struct dm_path *hst_select_path(struct path_selector *ps,
 
 /*
  * The time the path spent on this I/O alone, as if it served its I/Os one
- * after the other: from the later of its last completion and the moment it
- * last went from idle to busy. (The core's start time of each I/O would
- * cost a clock read per I/O; this differs from it only for an I/O that
- * completes before one sent earlier.)
+ * after the other: from the later of its last completion and the I/O's
+ * start.
  */
-static u64 hst_service_time(struct hst_path *pi, u64 now)
+static u64 hst_service_time(struct hst_path *pi, u64 start_time, u64 now)
 {
-	u64 start = READ_ONCE(pi->path->busy_since);
+	u64 st = ps_time_since(start_time, now);
 
 	lockdep_assert_held(&pi->lock);
 
-	if (time_after64(pi->last_finish, start))
-		start = pi->last_finish;
+	if (time_after64(pi->last_finish, now))
+		st = 0;		/* a later completion was measured first */
+	else
+		st = min(st, now - pi->last_finish);
 	pi->last_finish = now;
 
-	return time_before64(now, start) ? 0 : now - start;
+	return st;
 }
 
 /* The core has dropped this I/O from path->in_flight already. */
@@ -414,7 +414,7 @@ static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 
 	spin_lock_irqsave(&pi->lock, flags);
 
-	st = hst_service_time(pi, now);
+	st = hst_service_time(pi, start_time, now);
 	sample = st < (HST_MAX_AVG >> HST_SHIFT) ? st << HST_SHIFT : HST_MAX_AVG;
 	keep = s->weights[min_t(u64, st >> HST_BUCKET_SHIFT, HST_BUCKETS - 1)];
 	pi->avg = (pi->avg * keep + sample * (HST_ONE - keep) + HST_HALF) >>
@@ -465,7 +465,8 @@ static struct path_selector_type hst_ps = {
 	.module		= THIS_MODULE,
 	.table_args	= 1,
 	.info_args	= 3,
-	.counts_in_flight = PS_COUNT_IOS | PS_BUSY_SINCE,
+	.wants_start_time = true,
+	.counts_in_flight = PS_COUNT_IOS,
 	.ctr		= hst_ctr,
 	.dtr		= hst_dtr,
 	.add_path	= hst_add_path,

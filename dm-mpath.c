@@ -180,7 +180,9 @@ struct multipath {
  */
 struct mpath_io {
 	struct pgpath *pgpath;		/* NULL while not sent down a path */
+#ifndef CONFIG_BLK_CGROUP
 	u64 start_time;			/* ktime_get_ns(), if the selector wants it */
+#endif
 	size_t nr_bytes;		/* as sent: in-flight bytes, selectors' end_io */
 	struct block_device *bi_bdev;
 	struct bvec_iter bi_iter;
@@ -736,29 +738,39 @@ static __always_inline void start_io(struct pgpath *pgpath,
 	bio_set_dev(bio, pgpath->path.dev->bdev);
 	this_cpu_inc(pgpath->counters->sent);
 
+#ifndef CONFIG_BLK_CGROUP
 	/* The clock only for a selector that measures (else unused). */
 	if (pst->wants_start_time)
 		mpio->start_time = ktime_get_ns();
-	if (counts & PS_BUSY_SINCE) {
-		/*
-		 * No lock: only the I/O that takes in_flight from 0 writes
-		 * this. (Were it preempted until after a later idle-to-busy
-		 * transition, it would leave an older time.)
-		 */
-		if (atomic_inc_return(&pgpath->path.in_flight) == 1)
-			WRITE_ONCE(pgpath->path.busy_since, ktime_get_ns());
-	} else if (counts & PS_COUNT_IOS) {
+#endif
+	if (counts & PS_COUNT_IOS)
 		atomic_inc(&pgpath->path.in_flight);
-	}
 	if (counts & PS_COUNT_BYTES)
 		atomic64_add(nr_bytes, &pgpath->path.in_flight_bytes);
 	if (pst->start_io)
 		pst->start_io(ps, &pgpath->path, nr_bytes);
 }
 
+/*
+ * When the bio was sent, for a selector's end_io (BIO_ISSUE_TIME_MASK
+ * bits). The block layer stamps each bio it is given (submit_bio_noacct),
+ * and reads the clock for that anyway: the core need not read it again.
+ * A bio failed before the stamp has 0 or an older one: selectors bound
+ * the time by their own (historical-service-time: its last completion).
+ */
+static __always_inline u64 io_start_time(struct mpath_io *mpio,
+					 struct bio *bio)
+{
+#ifdef CONFIG_BLK_CGROUP
+	return bio_issue_time(&bio->bi_issue);
+#else
+	return mpio->start_time & BIO_ISSUE_TIME_MASK;
+#endif
+}
+
 /* The bio sent down pgpath by start_io() has completed: undo its counts. */
 static __always_inline void end_io(struct pgpath *pgpath,
-				   struct mpath_io *mpio)
+				   struct mpath_io *mpio, struct bio *bio)
 {
 	struct path_selector *ps = &pgpath->pg->ps;
 	const struct path_selector_type *pst = ps->type;
@@ -773,7 +785,7 @@ static __always_inline void end_io(struct pgpath *pgpath,
 	/* The selector keeps its own state safe: no lock of ours. */
 	if (pst->end_io)
 		pst->end_io(ps, &pgpath->path, mpio->nr_bytes,
-			    pst->wants_start_time ? mpio->start_time : 0);
+			    pst->wants_start_time ? io_start_time(mpio, bio) : 0);
 }
 
 /*
@@ -1763,7 +1775,7 @@ static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 	struct pgpath *pgpath = mpio->pgpath;
 
 	if (likely(pgpath))
-		end_io(pgpath, mpio);
+		end_io(pgpath, mpio, bio);
 
 	if (likely(!*error))
 		return DM_ENDIO_DONE;

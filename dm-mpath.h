@@ -24,12 +24,10 @@ struct dm_path {
 	/*
 	 * Read-only for plugins: I/Os and bytes sent down the path and not
 	 * yet completed, counted by the core only for a selector that asks
-	 * (path_selector_type.counts_in_flight), otherwise 0; and the
-	 * ktime_get_ns() of the last time in_flight left 0 (PS_BUSY_SINCE).
+	 * (path_selector_type.counts_in_flight), otherwise 0.
 	 */
 	atomic_t in_flight;
 	atomic64_t in_flight_bytes;
-	u64 busy_since;
 };
 
 #endif

@@ -33,7 +33,6 @@
 /* path_selector_type.counts_in_flight */
 #define PS_COUNT_IOS	BIT(0)
 #define PS_COUNT_BYTES	BIT(1)
-#define PS_BUSY_SINCE	BIT(2)	/* with PS_COUNT_IOS: dm_path.busy_since */
 
 struct path_selector_type;
 struct path_selector {
@@ -50,20 +49,21 @@ struct path_selector_type {
 	unsigned int info_args;
 
 	/*
-	 * Whether end_io uses its start_time: the core reads the clock for
-	 * every I/O only for a selector that says so.
+	 * Whether end_io uses its start_time. The block layer stamps every
+	 * bio it is given with the time (bi_issue, with CONFIG_BLK_CGROUP,
+	 * which Debian's kernels have), and the core passes that on; without
+	 * it the core reads the clock per I/O, only for a selector that
+	 * says so.
 	 */
 	bool wants_start_time;
 
 	/*
 	 * What the core counts in flight on each path for this selector
 	 * (dm_path.in_flight, .in_flight_bytes): PS_COUNT_IOS and/or
-	 * PS_COUNT_BYTES; PS_BUSY_SINCE adds a clock read whenever a path's
-	 * in_flight leaves 0 (dm_path.busy_since). A selector that needs
-	 * only these needs no start_io/end_io, two indirect calls per I/O
-	 * fewer; one that asks for none costs no atomic per I/O. The counts
-	 * include an I/O before start_io sees it and drop it before its
-	 * end_io.
+	 * PS_COUNT_BYTES. A selector that needs only these needs no
+	 * start_io/end_io, two indirect calls per I/O fewer; one that asks
+	 * for neither costs no atomic per I/O. The counts include an I/O
+	 * before start_io sees it and drop it before its end_io.
 	 */
 	unsigned int counts_in_flight;
 
@@ -114,9 +114,10 @@ struct path_selector_type {
 
 	/*
 	 * Optional: an I/O of nr_bytes sent down path has completed (with or
-	 * without error). start_time is the ktime_get_ns() taken when the
-	 * core sent it if the selector sets wants_start_time, otherwise 0.
-	 * Each start_io is matched by exactly one end_io.
+	 * without error). If the selector sets wants_start_time, start_time
+	 * is the ktime_get_ns() of when it was sent, in its low bits only
+	 * (BIO_ISSUE_TIME_MASK: ps_time_since() tells the time since);
+	 * otherwise 0. Each start_io is matched by exactly one end_io.
 	 */
 	int (*end_io)(struct path_selector *ps, struct dm_path *path,
 		      size_t nr_bytes, u64 start_time);
@@ -134,6 +135,15 @@ struct path_selector_type {
 	DMWARN("%s: '%s'", __ps_msg, (word));			\
 	-EINVAL;						\
 })
+
+/*
+ * Nanoseconds from end_io's start_time to now (a ktime_get_ns()), across
+ * a wrap of start_time's bits (every 26 days).
+ */
+static inline u64 ps_time_since(u64 start_time, u64 now)
+{
+	return (now - start_time) & BIO_ISSUE_TIME_MASK;
+}
 
 int dm_register_path_selector(struct path_selector_type *type);
 int dm_unregister_path_selector(struct path_selector_type *type);

@@ -10,15 +10,7 @@
 source "${0%/*}/rc"
 
 declare -A N
-on_exit mp_mods_unload
-clariion_start --ports-per-sp 2 || exit 1
-on_exit "dm_remove mpemc"
-check "modules load" mp_mods_load || exit 1
-check "modprobe dm-emc" modprobe dm-emc
-for p in A0 A1 B0 B1; do N[$p]=$(devnum "${CL_DEV[$p]}"); done
-S=$(blockdev --getsz "${CL_DEV[A0]}")
-T="0 $S multipath 0 1 emc 2 1 round-robin 0 2 1 ${N[A0]} 100 ${N[A1]} 100 round-robin 0 2 1 ${N[B0]} 100 ${N[B1]} 100"
-check "create map (PG1 = SP A, PG2 = SP B)" dm_create mpemc "$T" || exit 1
+emc_sp_map || exit 1
 MP=/dev/mapper/mpemc
 rd() { dd if=$MP of=/dev/null bs=64k count=16 iflag=direct status=none; }
 # cur_pg MAP: the PG a reload would start in (TABLE: the PG in use)

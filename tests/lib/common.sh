@@ -245,9 +245,7 @@ dm_remove() {
 table_pgs() {
 	local f i n pg np npa line
 	read -ra f <<<"$(dmsetup table "$1")" || return 1
-	i=3
-	i=$((i + 1 + f[i]))		# features
-	i=$((i + 1 + f[i]))		# hardware handler
+	_table_pgs_index f i
 	n=${f[i]}
 	i=$((i + 2))			# #PGs, initial PG
 	for ((pg = 1; pg <= n; pg++)); do
@@ -261,6 +259,23 @@ table_pgs() {
 		done
 		echo "$line"
 	done
+}
+
+# table_pg_in_use MAP: the PG a reload of MAP's table starts in (TABLE's
+# <initial PG>: the PG in use, or a pending switch_group's).
+table_pg_in_use() {
+	local f i
+	read -ra f <<<"$(dmsetup table "$1")" || return 1
+	_table_pgs_index f i
+	echo "${f[i + 1]}"
+}
+# _table_pgs_index WORDS INDEX: set INDEX to where <#PGs> stands in the
+# array WORDS (a TABLE split into words), past "<start> <len> multipath",
+# the features and the handler's words. Namerefs: no subshell per call.
+_table_pgs_index() {
+	local -n _words=$1 _at=$2
+	_at=$((4 + _words[3]))			# past the features
+	_at=$((_at + 1 + _words[_at]))		# past the hardware handler
 }
 
 # ---- I/O held by a map ------------------------------------------------------

@@ -13,19 +13,11 @@ declare -A N
 emc_sp_map || exit 1
 MP=/dev/mapper/mpemc
 rd() { dd if=$MP of=/dev/null bs=64k count=16 iflag=direct status=none; }
-# cur_pg MAP: the PG a reload would start in (TABLE: the PG in use)
-cur_pg() {
-	local f i
-	read -ra f <<<"$(dmsetup table "$1")" || return 1
-	i=$((4 + f[3]))
-	i=$((i + 1 + f[i]))
-	echo "${f[i + 1]}"
-}
 
 check "switch_group 2" dmsetup message mpemc 0 switch_group 2
 check "read through PG2" rd
 check_eq "LUN owned by B" B "$(cl_ctl owner)"
-check_eq "PG2 is in use" 2 "$(cur_pg mpemc)"
+check_eq "PG2 is in use" 2 "$(table_pg_in_use mpemc)"
 
 # The outage: every path fails, and no I/O comes meanwhile.
 for p in A0 A1 B0 B1; do
@@ -36,7 +28,7 @@ check_eq "no path active" "F F F F" \
 # One port of each SP comes back, SP A's first.
 check "reinstate A0" dmsetup message mpemc 0 reinstate_path "${N[A0]}"
 check "reinstate B0" dmsetup message mpemc 0 reinstate_path "${N[B0]}"
-check_eq "PG2 still in use" 2 "$(cur_pg mpemc)"
+check_eq "PG2 still in use" 2 "$(table_pg_in_use mpemc)"
 
 cl_ctl reset-counters >/dev/null
 check "read after the outage" rd

@@ -5,14 +5,24 @@
  * Each path keeps a moving average of the time its I/Os took, weighted by
  * time: a long service time counts for more at once than a short one, so a
  * path that slows down is noticed quickly. Each I/O goes down the path
- * whose average times (1 + its I/Os in flight) is the smallest.
+ * whose average times (1 + its I/Os in flight) is the smallest. Each path
+ * also keeps its latency, the average time of one I/O from its start.
  *
- * A path is "fresh" for (number of usable paths x its average) after its
- * last completion. A path gone stale while idle gets one I/O as a probe, in
- * case it has become faster since it was last measured; a path gone stale
- * with I/O in flight that is also overdue (no completion for twice as long
- * as its queue should take, 2 x (1 + in flight) x its average) may be
- * degraded and gets no more than its share.
+ * A path is "fresh" for (number of usable paths x the shorter of its
+ * average and its latency) after its last completion. A path gone stale
+ * while idle gets one I/O as a probe, in case it has become faster since
+ * it was last measured. A stale path that
+ * would win gets no more than its share (as many I/Os in flight as the
+ * other) when it may be degraded: overdue, with no completion for twice as
+ * long as its queue should take, 2 x (1 + in flight) x its average. It also
+ * gets no more than its share when the other path's I/Os take no longer
+ * each than its own (latency, within 1/8): the average is per I/O as if
+ * served one after the other, and a path that was given one I/O at a time
+ * (probes) measured its whole latency that way, however many it could
+ * serve at once. Sharing lets it show that.
+ *
+ * While the PG has one usable path there is no choice to make, and nothing
+ * is measured: the path's figures stay as they were, and go stale.
  *
  * Table: "historical-service-time <#args> [<base_weight>
  * [<threshold_multiplier>]]", per path [<repeat_count>].
@@ -81,6 +91,7 @@ struct hst_path {
 	 */
 	spinlock_t lock;
 	u64 avg;		/* average service time, fixed point */
+	u64 latency;		/* average time of one I/O, ns; 0: unmeasured */
 	u64 last_finish;	/* ktime_get_ns() of the last completion */
 	u64 fresh_until;	/* stale once ktime_get_ns() passes this */
 };
@@ -91,6 +102,7 @@ struct hst_path {
  */
 struct hst_snapshot {
 	u64 avg;
+	u64 latency;
 	u64 in_flight;
 	u64 last_finish;
 	u64 fresh_until;
@@ -236,6 +248,7 @@ static void hst_snapshot(struct hst_path *pi, struct hst_snapshot *snap)
 
 	spin_lock_irqsave(&pi->lock, flags);
 	snap->avg = pi->avg;
+	snap->latency = pi->latency;
 	snap->in_flight = atomic_read(&pi->path->in_flight);
 	snap->last_finish = pi->last_finish;
 	snap->fresh_until = pi->fresh_until;
@@ -280,6 +293,20 @@ static bool hst_overdue(const struct hst_snapshot *p, u64 now)
 }
 
 /*
+ * Whether a stale winner gets no more than its share against the loser:
+ * it completed nothing for a while though it has I/O in flight (overdue),
+ * and may have become slow; or the loser's I/Os are as quick as its own
+ * (an unmeasured loser's too), and the loser may serve more at once than
+ * its average says.
+ */
+static bool hst_share(const struct hst_snapshot *winner,
+		      const struct hst_snapshot *loser, u64 now)
+{
+	return hst_overdue(winner, now) ||
+	       loser->latency <= winner->latency + winner->latency / 8;
+}
+
+/*
  * Whether path a should get the next I/O rather than path b. Strictly
  * better only: on a tie the path chosen less recently keeps its turn.
  */
@@ -317,13 +344,8 @@ static bool hst_better(const struct hst_selector *s,
 		return false;
 	a_wins = a_est < b_est;
 
-	/*
-	 * A winner that completed nothing for a while though it has I/O in
-	 * flight (stale, and overdue) may have become slow: it gets no more
-	 * than its share.
-	 */
-	if (a_wins ? a_stale && hst_overdue(a, now) :
-		     b_stale && hst_overdue(b, now))
+	if (a_wins ? a_stale && hst_share(a, b, now) :
+		     b_stale && hst_share(b, a, now))
 		return a->in_flight < b->in_flight;
 
 	return a_wins;
@@ -402,25 +424,57 @@ static u64 hst_service_time(struct hst_path *pi, u64 start_time, u64 now)
 	return st;
 }
 
+/*
+ * The I/O's own latency into the path's average, a quarter for the new
+ * sample: a path given only probes gets one sample per probe, and must
+ * show a recovery within tens of them. A bio never stamped (start_time 0:
+ * failed before it was sent) has no latency.
+ */
+static void hst_update_latency(struct hst_path *pi, u64 start_time, u64 now)
+{
+	u64 lat = ps_time_since(start_time, now);
+
+	lockdep_assert_held(&pi->lock);
+
+	if (!start_time)
+		return;
+	if (!pi->latency)
+		pi->latency = lat;
+	else
+		pi->latency = pi->latency - (pi->latency >> 2) + (lat >> 2);
+}
+
 /* The core has dropped this I/O from path->in_flight already. */
 static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 		      size_t nr_bytes, u64 start_time)
 {
 	struct hst_selector *s = ps->context;
 	struct hst_path *pi = path->pscontext;
-	u64 now = ktime_get_ns();
+	unsigned int nr_valid = READ_ONCE(s->paths.nr_valid);
 	unsigned long flags;
-	u64 st, sample, keep;
+	u64 st, sample, keep, answer, now;
 
+	/* The sole usable path: nothing to choose, nothing to measure. */
+	if (nr_valid < 2)
+		return 0;
+
+	now = ktime_get_ns();
 	spin_lock_irqsave(&pi->lock, flags);
 
+	hst_update_latency(pi, start_time, now);
 	st = hst_service_time(pi, start_time, now);
 	sample = st < (HST_MAX_AVG >> HST_SHIFT) ? st << HST_SHIFT : HST_MAX_AVG;
 	keep = s->weights[min_t(u64, st >> HST_BUCKET_SHIFT, HST_BUCKETS - 1)];
 	pi->avg = (pi->avg * keep + sample * (HST_ONE - keep) + HST_HALF) >>
 		  HST_SHIFT;
-	pi->fresh_until = pi->last_finish +
-			  READ_ONCE(s->paths.nr_valid) * (pi->avg >> HST_SHIFT);
+	/*
+	 * Fresh for about as long as the path takes to answer: its average
+	 * when busy, its latency when probed (which moves the faster).
+	 */
+	answer = pi->avg >> HST_SHIFT;
+	if (pi->latency && pi->latency < answer)
+		answer = pi->latency;
+	pi->fresh_until = pi->last_finish + nr_valid * answer;
 
 	spin_unlock_irqrestore(&pi->lock, flags);
 

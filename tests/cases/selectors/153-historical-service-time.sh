@@ -4,9 +4,13 @@
 # scsi_debug. Reads one at a time and at queue depth 8 go mostly down the
 # fast path (at queue depth 8 the slow one is still probed now and then:
 # it gets some); the slow path's measured average
-# (INFO word 1, ns << 10) ends above the fast one's. With threshold_multiplier
-# 4294967295 no two averages count as different: reads one at a time then
-# alternate exactly, as in-flight counts tie. In-flight counts return to 0.
+# (INFO word 1, ns << 10) ends above the fast one's. Once the slow path's
+# layer is linear again it gets its share back (at least a third of the
+# other's reads at queue depth 8). With one usable path nothing is
+# measured: its average stays as it was until there is a choice again.
+# With threshold_multiplier 4294967295 no two averages count as different:
+# reads one at a time then alternate exactly, as in-flight counts tie.
+# In-flight counts return to 0.
 # timeout: 300
 source "${0%/*}/rc"
 
@@ -40,6 +44,25 @@ check "the slow path's measured average is the larger" test "$a0" -gt "$a1"
 check "the slow path's average is at least 25 ms (a quarter of its delay)" test "$a0" -ge $((25000000 << 10))
 check_eq "nothing in flight" "0 0" "$(word mphst "$P0" 2) $(word mphst "$P1" 2)"
 check "both were fresh at some time" test "$(word mphst "$P0" 3)" -gt 0 -a "$(word mphst "$P1" 3)" -gt 0
+
+# The slow path recovers: it was given one probe at a time, each measuring
+# its whole delay, and must still get its share back once as quick.
+check "the slow path recovers (its layer back to linear)" ps_release 0
+spread "3 s of 4 KiB random reads, queue depth 8, after the recovery" fio_load mphst 3 8
+check "the recovered path got at least a third as many as the other" test $((3 * D0)) -ge "$D1"
+
+# One usable path: no choice, nothing measured; its average moves again
+# once there is a choice.
+check "fail_path the recovered path" dmsetup message mphst 0 fail_path "$P0"
+a1=$(word mphst "$P1" 1)
+spread "200 reads on the sole usable path" \
+	dd if=/dev/mapper/mphst of=/dev/null bs=4k count=200 iflag=direct status=none
+check_eq "the sole path got them all" "0 200" "$D0 $D1"
+check_eq "its average is as before (INFO word 1)" "$a1" "$(word mphst "$P1" 1)"
+check "reinstate_path the other" dmsetup message mphst 0 reinstate_path "$P0"
+spread "200 reads with two usable paths" \
+	dd if=/dev/mapper/mphst of=/dev/null bs=4k count=200 iflag=direct status=none
+check "its average moved" test "$(word mphst "$P1" 1)" != "$a1"
 dm_remove mphst
 
 check "historical-service-time map, threshold_multiplier 4294967295" \

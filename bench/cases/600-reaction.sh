@@ -9,7 +9,7 @@
 # to cross the midpoint between before and during (and back).
 # Latency-bound, timers on the guest clock (icount): the figures are the
 # selectors' choices. Not part of the default run-bench set:
-# bench/run-bench --cases 600.
+# bench/run-bench --cases 600 [--only ours-hst,...: these configurations].
 # timeout: 20000
 source "$REPO/tests/lib/common.sh"
 source "$REPO/bench/lib/bench.sh"
@@ -18,6 +18,10 @@ BASE_NS=1000000 EXTRA_MS=9
 BIN_MS=100 NBINS=60 SLOW_AT=20 FAST_AT=40	# bins: slow at 2 s, fast at 4 s
 CONFIGS="ours-rr-1 ours-ql ours-st ours-hst distro-ql distro-st"
 [ "$BENCH_QUICK" = 1 ] && CONFIGS="ours-st"
+# --only CFG,...: these configurations only.
+wanted=""
+for cfg in $CONFIGS; do impl_wanted "$cfg" && wanted+=" $cfg"; done
+CONFIGS=${wanted# }
 diag "mode=$BENCH_MODE quick=$BENCH_QUICK reps=$BENCH_REPS path ${BASE_NS}ns, +${EXTRA_MS}ms at bin $SLOW_AT to $FAST_AT"
 
 for p in A B; do

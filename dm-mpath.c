@@ -728,15 +728,20 @@ static int __no_path(struct multipath *m, struct bio *bio)
 static __always_inline void start_io(struct pgpath *pgpath,
 				     struct mpath_io *mpio, struct bio *bio)
 {
-	struct path_selector *ps = &pgpath->pg->ps;
-	const struct path_selector_type *pst = ps->type;
-	unsigned int counts = pst->counts_in_flight;
 	size_t nr_bytes = bio->bi_iter.bi_size;
+	struct path_selector *ps;
+	const struct path_selector_type *pst;
+	unsigned int counts;
 
 	mpio->pgpath = pgpath;
 	mpio->nr_bytes = nr_bytes;
 	bio_set_dev(bio, pgpath->path.dev->bdev);
 	this_cpu_inc(pgpath->counters->sent);
+
+	/* Read after bio_set_dev()'s call: fewer registers kept across it. */
+	ps = &pgpath->pg->ps;
+	pst = ps->type;
+	counts = pst->counts_in_flight;
 
 #ifndef CONFIG_BLK_CGROUP
 	/* The clock only for a selector that measures (else unused). */
@@ -792,7 +797,7 @@ static __always_inline void end_io(struct pgpath *pgpath,
  * Mapping when map()'s lockless fast path cannot be used, and for the
  * worker: takes m->lock. Returns a DM_MAPIO_* value.
  */
-static int map_bio_slow_path(struct multipath *m, struct bio *bio,
+static noinline int map_bio_slow_path(struct multipath *m, struct bio *bio,
 			     struct mpath_io *mpio)
 {
 	struct pgpath *pgpath = NULL;
@@ -836,7 +841,7 @@ static int map_bio_slow_path(struct multipath *m, struct bio *bio,
  * repeat bios: install that choice under the lock, unless the map changed
  * meanwhile (then choose again).
  */
-static int map_bio_chosen(struct multipath *m, struct bio *bio,
+static noinline int map_bio_chosen(struct multipath *m, struct bio *bio,
 			  struct mpath_io *mpio, struct pgpath *pgpath,
 			  unsigned int repeat)
 {
@@ -867,6 +872,13 @@ static int multipath_map(struct dm_target *ti, struct bio *bio)
 	struct pgpath *pgpath;
 
 	mpio_record(mpio, bio);
+	/*
+	 * For multipath_end_io(): dm_per_bio_data() is a call into dm core
+	 * on every I/O. The clone's bi_private is ours to use (dm core sets
+	 * none on clones, and lower layers put back what they change before
+	 * calling bi_end_io).
+	 */
+	bio->bi_private = mpio;
 
 	/* Do not let lower layers retry a dead transport: we have others. */
 	bio->bi_opf |= REQ_FAILFAST_TRANSPORT;
@@ -1771,7 +1783,7 @@ out:
 static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 			    blk_status_t *error)
 {
-	struct mpath_io *mpio = dm_per_bio_data(bio, sizeof(*mpio));
+	struct mpath_io *mpio = bio->bi_private;	/* set by multipath_map() */
 	struct pgpath *pgpath = mpio->pgpath;
 
 	if (likely(pgpath))

@@ -176,7 +176,9 @@ struct multipath {
  * Per-bio context (ti->per_io_data_size): the path the bio went down and
  * what the lower layers may change in it, so that it can be sent again.
  * dm core's own record of this kind is private to it (linux-headers do
- * not carry it), hence ours.
+ * not carry it), hence ours. Not recorded: bi_end_io (a layer that takes
+ * it over puts it back before calling it, so end_io finds dm core's own)
+ * and __bi_remaining (1 on every clone dm core gives map(): bio_init()).
  */
 struct mpath_io {
 	struct pgpath *pgpath;		/* NULL while not sent down a path */
@@ -186,8 +188,6 @@ struct mpath_io {
 	size_t nr_bytes;		/* as sent: in-flight bytes, selectors' end_io */
 	struct block_device *bi_bdev;
 	struct bvec_iter bi_iter;
-	bio_end_io_t *bi_end_io;
-	int bi_remaining;
 	unsigned short bi_flags;
 	u8 nr_soft_retries;
 	bool had_integrity;
@@ -225,19 +225,18 @@ static void mpio_record(struct mpath_io *mpio, struct bio *bio)
 	mpio->pgpath = NULL;
 	mpio->bi_bdev = bio->bi_bdev;
 	mpio->bi_iter = bio->bi_iter;
-	mpio->bi_end_io = bio->bi_end_io;
-	mpio->bi_remaining = atomic_read(&bio->__bi_remaining);
 	mpio->bi_flags = bio->bi_flags;
 	mpio->nr_soft_retries = 0;
-	mpio->had_integrity = bio_integrity(bio);
+	/* bio_integrity() is non-NULL exactly with this flag. */
+	mpio->had_integrity = !!(bio->bi_opf & REQ_INTEGRITY);
 }
 
 static void mpio_restore(struct mpath_io *mpio, struct bio *bio)
 {
 	bio->bi_bdev = mpio->bi_bdev;
 	bio->bi_iter = mpio->bi_iter;
-	bio->bi_end_io = mpio->bi_end_io;
-	atomic_set(&bio->__bi_remaining, mpio->bi_remaining);
+	/* A lower layer that chained to it counted it down to 0. */
+	atomic_set(&bio->__bi_remaining, 1);
 	bio->bi_flags = mpio->bi_flags;
 	/* Success does not clear bi_status: drop the old error ourselves. */
 	bio->bi_status = BLK_STS_OK;
@@ -795,10 +794,11 @@ static __always_inline void end_io(struct pgpath *pgpath,
 
 /*
  * Mapping when map()'s lockless fast path cannot be used, and for the
- * worker: takes m->lock. Returns a DM_MAPIO_* value.
+ * worker: takes m->lock. Returns a DM_MAPIO_* value. Out of line, as is
+ * map_bio_chosen(): map() then keeps fewer registers on every bio.
  */
 static noinline int map_bio_slow_path(struct multipath *m, struct bio *bio,
-			     struct mpath_io *mpio)
+				      struct mpath_io *mpio)
 {
 	struct pgpath *pgpath = NULL;
 	unsigned long flags;
@@ -842,8 +842,8 @@ static noinline int map_bio_slow_path(struct multipath *m, struct bio *bio,
  * meanwhile (then choose again).
  */
 static noinline int map_bio_chosen(struct multipath *m, struct bio *bio,
-			  struct mpath_io *mpio, struct pgpath *pgpath,
-			  unsigned int repeat)
+				   struct mpath_io *mpio, struct pgpath *pgpath,
+				   unsigned int repeat)
 {
 	unsigned long flags;
 	bool usable;
@@ -883,14 +883,17 @@ static int multipath_map(struct dm_target *ti, struct bio *bio)
 	/* Do not let lower layers retry a dead transport: we have others. */
 	bio->bi_opf |= REQ_FAILFAST_TRANSPORT;
 
+	/*
+	 * A per-bio selector's PG with one usable path: nothing to ask. First:
+	 * multipath-tools' selectors are all per-bio (repeat_count 1).
+	 */
+	pgpath = READ_ONCE(m->fast_sole_pgpath);
+	if (likely(pgpath))
+		goto remap;
+
 	/* Within the repeat_count of the last choice. */
 	pgpath = READ_ONCE(m->fast_pgpath);
 	if (likely(pgpath && atomic_dec_return(&m->repeat_left) >= 0))
-		goto remap;
-
-	/* A per-bio selector's PG with one usable path: nothing to ask. */
-	pgpath = READ_ONCE(m->fast_sole_pgpath);
-	if (likely(pgpath))
 		goto remap;
 
 	/*

@@ -451,14 +451,9 @@ static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 	struct hst_selector *s = ps->context;
 	struct hst_path *pi = path->pscontext;
 	unsigned int nr_valid = READ_ONCE(s->paths.nr_valid);
+	u64 st, sample, keep, answer, now = ktime_get_ns();
 	unsigned long flags;
-	u64 st, sample, keep, answer, now;
 
-	/* The sole usable path: nothing to choose, nothing to measure. */
-	if (nr_valid < 2)
-		return 0;
-
-	now = ktime_get_ns();
 	spin_lock_irqsave(&pi->lock, flags);
 
 	hst_update_latency(pi, start_time, now);
@@ -520,6 +515,8 @@ static struct path_selector_type hst_ps = {
 	.table_args	= 1,
 	.info_args	= 3,
 	.wants_start_time = true,
+	/* With one usable path there is nothing to choose: no measuring. */
+	.end_io_only_with_choice = true,
 	.counts_in_flight = PS_COUNT_IOS,
 	.ctr		= hst_ctr,
 	.dtr		= hst_dtr,

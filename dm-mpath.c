@@ -105,7 +105,8 @@ struct priority_group {
 	unsigned int pg_num;		/* 1-based position in the table */
 	bool bypassed;			/* use only when no other PG can */
 	unsigned int nr_pgpaths;
-	unsigned int nr_valid_pgpaths;	/* usable ones; under m->lock */
+	/* Usable ones; written under m->lock, read by end_io() without. */
+	unsigned int nr_valid_pgpaths;
 	struct list_head pgpaths;
 };
 
@@ -605,7 +606,8 @@ static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 	pgpath->pg->ps.type->fail_path(&pgpath->pg->ps, &pgpath->path);
 	pgpath->path.is_active = 0;
 	pgpath->fail_count++;
-	pgpath->pg->nr_valid_pgpaths--;
+	WRITE_ONCE(pgpath->pg->nr_valid_pgpaths,
+		   pgpath->pg->nr_valid_pgpaths - 1);
 	m->nr_valid_paths--;
 
 	if (pgpath == m->current_pgpath)
@@ -644,7 +646,8 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 	       dm_table_device_name(m->ti->table), pgpath->path.dev->name);
 
 	pgpath->path.is_active = 1;
-	pgpath->pg->nr_valid_pgpaths++;
+	WRITE_ONCE(pgpath->pg->nr_valid_pgpaths,
+		   pgpath->pg->nr_valid_pgpaths + 1);
 	m->nr_valid_paths++;
 	__stop_no_path_timer(m);
 
@@ -787,7 +790,9 @@ static __always_inline void end_io(struct pgpath *pgpath,
 	if (counts & PS_COUNT_BYTES)
 		atomic64_sub(mpio->nr_bytes, &pgpath->path.in_flight_bytes);
 	/* The selector keeps its own state safe: no lock of ours. */
-	if (pst->end_io)
+	if (pst->end_io &&
+	    (!pst->end_io_only_with_choice ||
+	     READ_ONCE(pgpath->pg->nr_valid_pgpaths) > 1))
 		pst->end_io(ps, &pgpath->path, mpio->nr_bytes,
 			    pst->wants_start_time ? io_start_time(mpio, bio) : 0);
 }

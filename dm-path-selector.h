@@ -58,6 +58,14 @@ struct path_selector_type {
 	bool wants_start_time;
 
 	/*
+	 * Whether end_io serves only to choose among several paths (it
+	 * measures them): the core then calls it only while the path's PG
+	 * has more than one usable path, and with one saves an indirect
+	 * call per I/O. start_io, if any, is still called for every I/O.
+	 */
+	bool end_io_only_with_choice;
+
+	/*
 	 * What the core counts in flight on each path for this selector
 	 * (dm_path.in_flight, .in_flight_bytes): PS_COUNT_IOS and/or
 	 * PS_COUNT_BYTES. A selector that needs only these needs no

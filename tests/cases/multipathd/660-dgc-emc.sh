@@ -123,7 +123,11 @@ dd if="$MP" of=/dev/null bs=4k count=1 iflag=direct status=none
 check "failback: the LUN is trespassed back to SP A" wait_until 60 cl_counter_ge A trespass_ok 1
 diag "ports back -> trespass to A in $(($(ms_now) - t0)) ms"
 check_eq "LUN owned by A" A "$(cl_ctl owner)"
-check_eq "one trespass moved the LUN back, none to B" "1 0" "$(cl_counter A moved) $(cl_counter B trespass)"
+# A trespass to B may still arrive in this window: the pg_init of a table
+# multipathd reloaded for the failure, to the owner (B) at the time, a
+# no-op (seen once: "1 1" counting every trespass to B). None may move it.
+check_eq "one trespass moved the LUN back, none moved it to B" "1 0" "$(cl_counter A moved) $(cl_counter B moved)"
+diag "trespasses received by SP B meanwhile: $(cl_counter B trespass)"
 diag "trespasses received by SP A: $(cl_counter A trespass)"
 cl_ctl reset-counters >/dev/null
 check "fio verifies the data through SP A" "${FIO[@]}" --verify_only --output="$log"

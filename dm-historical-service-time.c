@@ -11,18 +11,19 @@
  * A path is "fresh" for (number of usable paths x the shorter of its
  * average and its latency) after its last completion. A path gone stale
  * while idle gets one I/O as a probe, in case it has become faster since
- * it was last measured. A stale path that
- * would win gets no more than its share (as many I/Os in flight as the
- * other) when it may be degraded: overdue, with no completion for twice as
- * long as its queue should take, 2 x (1 + in flight) x its average. It also
- * gets no more than its share when the other path's I/Os take no longer
- * each than its own (latency, within 1/8): the average is per I/O as if
- * served one after the other, and a path that was given one I/O at a time
- * (probes) measured its whole latency that way, however many it could
- * serve at once. Sharing lets it show that.
+ * it was last measured. A stale path that would win gets no more than its
+ * share (as many I/Os in flight as the other) when it may be degraded:
+ * overdue, with no completion for twice as long as its queue should take,
+ * 2 x (1 + in flight) x its average. It also gets no more than its share
+ * when the other path's I/Os take no longer each than its own (latency,
+ * within 1/8): the average is per I/O as if served one after the other,
+ * and a path that was given one I/O at a time (probes) measured its whole
+ * latency that way, however many it could serve at once. Sharing lets it
+ * show that.
  *
  * While the PG has one usable path there is no choice to make, and nothing
- * is measured: the path's figures stay as they were, and go stale.
+ * is measured (end_io_only_with_choice: the core does not call end_io):
+ * the path's figures stay as they were, and go stale.
  *
  * Table: "historical-service-time <#args> [<base_weight>
  * [<threshold_multiplier>]]", per path [<repeat_count>].

@@ -25,7 +25,11 @@ moves() {
 uev=/tmp/uevents.$$
 udevadm monitor --kernel --property --subsystem-match=block >"$uev" 2>/dev/null &
 MON=$!
-sleep 1
+# It listens once a uevent of our own shows in its output (on a loaded
+# guest one second was not enough: the first two events were missed).
+uev_seen() { grep -qE "change +/.*/${SD_NAMES[2]} \(block\)" "$uev"; }
+uev_poke() { echo change >"/sys/block/${SD_NAMES[2]}/uevent"; sleep 0.2; uev_seen; }
+check "udevadm monitor is listening" wait_until 20 uev_poke
 
 check "create 2-PG map" dm_create mpe \
 	"0 $SECTORS multipath 0 0 2 1 round-robin 0 2 1 $A 1 $B 1 round-robin 0 1 0 $C"
@@ -78,14 +82,24 @@ events=$(awk 'BEGIN { RS = ""; FS = "\n" } /DM_ACTION=/ { a = p = n = ""
 	print a, p, n, m, t }' "$uev")
 diag "uevents seen:"
 while read -r l; do diag "  $l"; done <<<"$events"
-check_match "PATH_FAILED uevent for fail_path $A, 2 valid left" \
-	"DM_ACTION=PATH_FAILED DM_PATH=$A DM_NR_VALID_PATHS=2 DM_NAME=mpe DM_TARGET=multipath" "$events"
-check_match "PATH_REINSTATED uevent for $A, 3 valid" \
-	"DM_ACTION=PATH_REINSTATED DM_PATH=$A DM_NR_VALID_PATHS=3 DM_NAME=mpe" "$events"
-check_match "PATH_FAILED uevent for $B (dmsetup wait step)" "DM_ACTION=PATH_FAILED DM_PATH=$B DM_NR_VALID_PATHS=2" "$events"
-check_match "PATH_FAILED uevents for the offlined paths" \
-	"DM_ACTION=PATH_FAILED DM_PATH=$A DM_NR_VALID_PATHS=2.*DM_ACTION=PATH_FAILED DM_PATH=$B DM_NR_VALID_PATHS=1" \
-	"$(tr '\n' ' ' <<<"$events")"
+# nth_event ACTION DEV N: the Nth (1-based; -1: the last) ACTION uevent of
+# path DEV.
+nth_event() {
+	grep "DM_ACTION=$1 DM_PATH=$2 " <<<"$events" |
+		if [ "$3" = -1 ]; then tail -n 1; else sed -n "$3p"; fi
+}
+check_eq "PATH_FAILED uevents for $A: fail_path's and the offline's" 2 "$(grep -c "PATH_FAILED DM_PATH=$A " <<<"$events")"
+check_eq "PATH_FAILED uevent for fail_path $A, 2 valid left" \
+	"DM_ACTION=PATH_FAILED DM_PATH=$A DM_NR_VALID_PATHS=2 DM_NAME=mpe DM_TARGET=multipath" "$(nth_event PATH_FAILED "$A" 1)"
+check_eq "PATH_REINSTATED uevent for $A, 3 valid" \
+	"DM_ACTION=PATH_REINSTATED DM_PATH=$A DM_NR_VALID_PATHS=3 DM_NAME=mpe DM_TARGET=multipath" "$(nth_event PATH_REINSTATED "$A" 1)"
+check_eq "PATH_FAILED uevent for $B (dmsetup wait step)" \
+	"DM_ACTION=PATH_FAILED DM_PATH=$B DM_NR_VALID_PATHS=2 DM_NAME=mpe DM_TARGET=multipath" "$(nth_event PATH_FAILED "$B" 1)"
+# The offlined paths fail close together: dm core sends the uevents it
+# collected meanwhile newest first, so either may come first; the valid
+# counts they carry are 2 and 1 between them.
+check_eq "PATH_FAILED uevents for the offlined paths: 2 and 1 valid left" "1 2" \
+	"$(for d in "$A" "$B"; do nth_event PATH_FAILED "$d" -1; done | sed -n 's/.*DM_NR_VALID_PATHS=\([0-9]*\).*/\1/p' | sort -n | tr '\n' ' ' | sed 's/ $//')"
 check_eq "one PATH_FAILED for the path failed twice" 1 "$(grep -c "PATH_FAILED DM_PATH=$C " <<<"$events")"
 dm_remove mpe
 rm -f "$uev"

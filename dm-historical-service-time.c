@@ -408,11 +408,11 @@ static struct dm_path *hst_select_path(struct path_selector *ps,
 /*
  * The time the path spent on this I/O alone, as if it served its I/Os one
  * after the other: from the later of its last completion and the I/O's
- * start.
+ * start (io_time before now).
  */
-static u64 hst_service_time(struct hst_path *pi, u64 start_time, u64 now)
+static u64 hst_service_time(struct hst_path *pi, u64 io_time, u64 now)
 {
-	u64 st = ps_time_since(start_time, now);
+	u64 st = io_time;
 
 	lockdep_assert_held(&pi->lock);
 
@@ -426,19 +426,14 @@ static u64 hst_service_time(struct hst_path *pi, u64 start_time, u64 now)
 }
 
 /*
- * The I/O's own latency into the path's average, a quarter for the new
- * sample: a path given only probes gets one sample per probe, and must
- * show a recovery within tens of them. A bio never stamped (start_time 0:
- * failed before it was sent) has no latency.
+ * The I/O's own latency (lat) into the path's average, a quarter for the
+ * new sample: a path given only probes gets one sample per probe, and must
+ * show a recovery within tens of them.
  */
-static void hst_update_latency(struct hst_path *pi, u64 start_time, u64 now)
+static void hst_update_latency(struct hst_path *pi, u64 lat)
 {
-	u64 lat = ps_time_since(start_time, now);
-
 	lockdep_assert_held(&pi->lock);
 
-	if (!start_time)
-		return;
 	if (!pi->latency)
 		pi->latency = lat;
 	else
@@ -453,12 +448,15 @@ static int hst_end_io(struct path_selector *ps, struct dm_path *path,
 	struct hst_path *pi = path->pscontext;
 	unsigned int nr_valid = READ_ONCE(s->paths.nr_valid);
 	u64 st, sample, keep, answer, now = ktime_get_ns();
+	u64 io_time = ps_time_since(start_time, now);
 	unsigned long flags;
 
 	spin_lock_irqsave(&pi->lock, flags);
 
-	hst_update_latency(pi, start_time, now);
-	st = hst_service_time(pi, start_time, now);
+	/* A bio never stamped (0: failed before it was sent) has no latency. */
+	if (start_time)
+		hst_update_latency(pi, io_time);
+	st = hst_service_time(pi, io_time, now);
 	sample = st < (HST_MAX_AVG >> HST_SHIFT) ? st << HST_SHIFT : HST_MAX_AVG;
 	keep = s->weights[min_t(u64, st >> HST_BUCKET_SHIFT, HST_BUCKETS - 1)];
 	pi->avg = (pi->avg * keep + sample * (HST_ONE - keep) + HST_HALF) >>

@@ -18,12 +18,14 @@
 
 /*
  * What a failed bio or a finished pg_init means: returned by err, passed to
- * dm_pg_init_complete(). 0 is "fine" for a pg_init, and "retry the bio, the
- * path is not at fault" for err (bounded by the core).
+ * dm_pg_init_complete(). 0 is "fine" for a pg_init. For err, a bio is
+ * either failed back (MP_ERROR_IO) or retried on another path, and the one
+ * it failed on is failed (the core adds MP_FAIL_PATH to an answer without
+ * MP_ERROR_IO: a retry that blamed no path could go round for ever).
  */
 #define MP_FAIL_PATH	1	/* take the path out of use */
 #define MP_BYPASS_PG	2	/* try the other priority groups first */
-#define MP_ERROR_IO	4	/* do not retry this I/O: fail it */
+#define MP_ERROR_IO	4	/* err only: do not retry this I/O, fail it */
 /*
  * pg_init only: a transient failure (array busy, command could not be
  * sent). The core starts pg_init on this path again after the map's
@@ -75,9 +77,9 @@ struct hw_handler_type {
 			struct dm_path *path);
 
 	/*
-	 * Decide what a failed bio means: 0 or any of MP_FAIL_PATH,
-	 * MP_BYPASS_PG, MP_ERROR_IO. Called in bio completion context: must
-	 * not sleep.
+	 * Decide what a failed bio means: MP_ERROR_IO, or MP_FAIL_PATH,
+	 * either with MP_BYPASS_PG (see above for an answer with neither).
+	 * Called in bio completion context: must not sleep.
 	 */
 	unsigned int (*err)(struct hw_handler *hwh, struct dm_path *path,
 			    struct bio *bio, blk_status_t error);
@@ -143,7 +145,7 @@ unsigned int dm_scsi_err_handler(struct hw_handler *hwh, struct dm_path *path,
 /*
  * A hardware handler's pg_init must call this exactly once, from any
  * context (including a request's end_io), when the initialisation it started
- * has finished, with 0 or MP_* flags.
+ * has finished, with 0 or any of MP_FAIL_PATH, MP_BYPASS_PG and MP_RETRY.
  */
 void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags);
 

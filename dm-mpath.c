@@ -63,18 +63,38 @@
  * and meaning).
  */
 static unsigned long queue_if_no_path_timeout_secs;
-module_param(queue_if_no_path_timeout_secs, ulong, 0644);
+
+/* The same range as the table feature: a value past it is refused, not cut. */
+static int no_path_timeout_param_set(const char *val,
+				     const struct kernel_param *kp)
+{
+	unsigned long secs;
+	int r = kstrtoul(val, 0, &secs);
+
+	if (r || secs > MPATH_NO_PATH_TIMEOUT_MAX) {
+		pr_warn("dm-multipath: queue_if_no_path_timeout_secs '%s' refused: must be 0 to %u\n",
+			strim((char *)val), MPATH_NO_PATH_TIMEOUT_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned long *)kp->arg, secs);
+
+	return 0;
+}
+
+static const struct kernel_param_ops no_path_timeout_param_ops = {
+	.set = no_path_timeout_param_set,
+	.get = param_get_ulong,
+};
+module_param_cb(queue_if_no_path_timeout_secs, &no_path_timeout_param_ops,
+		&queue_if_no_path_timeout_secs, 0644);
 MODULE_PARM_DESC(queue_if_no_path_timeout_secs,
-		 "Seconds a map with queue_if_no_path holds I/O with no path before failing it (0: no bound; a table's queue_if_no_path_timeout_secs feature overrides)");
+		 "Seconds a map with queue_if_no_path holds I/O with no path before failing it (0 to 86400; 0: no bound; a table's queue_if_no_path_timeout_secs feature overrides)");
+
+/* All feature words at once (see parse_features). */
+#define MPATH_MAX_FEATURE_WORDS	10
 
 /* Upper bound of every count in the table. */
 #define MPATH_MAX_COUNT		1024
-
-/*
- * Retries that fail no path (a handler's "just retry", or a bypassed PG)
- * could go round forever: after this many the bio's error is returned.
- */
-#define MPATH_MAX_SOFT_RETRIES	16
 
 /*
  * Per-path I/O counts for monitoring (debugfs), per CPU so that the hot
@@ -122,7 +142,9 @@ struct multipath {
 	 * so the fast path can never reach an uninitialised PG. NULL makes
 	 * map() take the lock. fast_sole_pgpath replaces fast_pg while that
 	 * PG has one usable path: the selector's choice is forced, map()
-	 * need not ask (start_io/end_io still tell it).
+	 * need not ask. The core's in-flight counts and start_io still see
+	 * every bio; end_io too, except for a selector that set
+	 * end_io_only_with_choice (see dm-path-selector.h).
 	 */
 	struct pgpath *fast_pgpath;
 	struct priority_group *fast_pg;
@@ -149,6 +171,12 @@ struct multipath {
 	unsigned int pg_init_count;	/* failed attempts on the current PG */
 	bool queue_if_no_path;
 	bool suspending;		/* presuspend .. resume */
+	/*
+	 * postsuspend .. resume: the no-path bound's clock stands still
+	 * (nothing arms its timer) from suspended_at on.
+	 */
+	bool suspended;
+	unsigned long suspended_at;	/* jiffies */
 	unsigned long no_path_since;	/* jiffies: when queueing began */
 
 	struct bio_list queued_bios;
@@ -190,7 +218,12 @@ struct mpath_io {
 	struct block_device *bi_bdev;
 	struct bvec_iter bi_iter;
 	unsigned short bi_flags;
-	u8 nr_soft_retries;
+	/*
+	 * The bio's protection information, kept for a retry (the block
+	 * layer frees the clone's own at completion): NULL for a bio without
+	 * it, until the bio is first sent down a path.
+	 */
+	struct bio *integrity_keeper;
 	bool had_integrity;
 	/*
 	 * select_path's repeat_count answer in map(): here rather than on
@@ -227,7 +260,7 @@ static void mpio_record(struct mpath_io *mpio, struct bio *bio)
 	mpio->bi_bdev = bio->bi_bdev;
 	mpio->bi_iter = bio->bi_iter;
 	mpio->bi_flags = bio->bi_flags;
-	mpio->nr_soft_retries = 0;
+	mpio->integrity_keeper = NULL;
 	/* bio_integrity() is non-NULL exactly with this flag. */
 	mpio->had_integrity = !!(bio->bi_opf & REQ_INTEGRITY);
 }
@@ -242,6 +275,70 @@ static void mpio_restore(struct mpath_io *mpio, struct bio *bio)
 	/* Success does not clear bi_status: drop the old error ourselves. */
 	bio->bi_status = BLK_STS_OK;
 	mpio->pgpath = NULL;
+}
+
+/*
+ * Protection information (DIF/DIX) and retries: the block layer frees a
+ * clone's integrity payload when the clone completes, before our end_io
+ * runs, so a bio sent again would go without it (Linux 6.1's bio-based
+ * target does so, silently). When such a bio is first sent down a path a
+ * copy of its payload (which refers to the caller's pages, not copied) is
+ * kept on a bio of our own, and each retry takes a fresh copy of that. If
+ * the copy cannot be made, a path error is returned to the caller rather
+ * than retried without protection. Process context (map, the worker).
+ */
+
+/* to gets a payload of its own for from's protection information. */
+static int copy_integrity(struct bio *to, struct bio *from)
+{
+	struct bio_integrity_payload *src = bio_integrity(from);
+	struct bio_integrity_payload *bip;
+
+	bip = bio_integrity_alloc(to, GFP_NOIO, src->bip_vcnt);
+	if (IS_ERR(bip))
+		return PTR_ERR(bip);
+
+	memcpy(bip->bip_vec, src->bip_vec,
+	       src->bip_vcnt * sizeof(*src->bip_vec));
+	bip->bip_vcnt = src->bip_vcnt;
+	bip->bip_iter = src->bip_iter;
+	/* The pages are the submitter's: whoever allocated them frees them. */
+	bip->bip_flags = src->bip_flags & ~BIP_BLOCK_INTEGRITY;
+
+	return 0;
+}
+
+static noinline void mpio_keep_integrity(struct mpath_io *mpio,
+					 struct bio *bio)
+{
+	struct bio *keeper = bio_kmalloc(0, GFP_NOIO);
+
+	if (!keeper)
+		return;
+	bio_init(keeper, NULL, NULL, 0, 0);
+	if (copy_integrity(keeper, bio)) {
+		bio_uninit(keeper);
+		kfree(keeper);
+		return;
+	}
+	mpio->integrity_keeper = keeper;
+}
+
+/* The bio is done with (completed, or pushed back to dm core). */
+static noinline void mpio_drop_integrity(struct mpath_io *mpio)
+{
+	bio_uninit(mpio->integrity_keeper);
+	kfree(mpio->integrity_keeper);
+	mpio->integrity_keeper = NULL;
+}
+
+/* Before a retry is sent: a fresh copy of the kept payload. */
+static int mpio_restore_integrity(struct mpath_io *mpio, struct bio *bio)
+{
+	if (!mpio->integrity_keeper || bio_integrity(bio))
+		return 0;
+
+	return copy_integrity(bio, mpio->integrity_keeper);
 }
 
 /* ---- Allocation ---- */
@@ -543,7 +640,8 @@ static void __start_no_path_timer(struct multipath *m)
 	unsigned long secs = no_path_timeout_secs(m);
 
 	lockdep_assert_held(&m->lock);
-	if (!__queueing_with_no_path(m) || timer_pending(&m->no_path_timer))
+	if (!__queueing_with_no_path(m) || timer_pending(&m->no_path_timer) ||
+	    m->suspended)
 		return;
 
 	if (!m->no_path_since)
@@ -737,6 +835,8 @@ static __always_inline void start_io(struct pgpath *pgpath,
 
 	mpio->pgpath = pgpath;
 	mpio->nr_bytes = nr_bytes;
+	if (unlikely(mpio->had_integrity) && !mpio->integrity_keeper)
+		mpio_keep_integrity(mpio, bio);
 	bio_set_dev(bio, pgpath->path.dev->bdev);
 	this_cpu_inc(pgpath->counters->sent);
 
@@ -854,8 +954,13 @@ static noinline int map_bio_chosen(struct multipath *m, struct bio *bio,
 	bool usable;
 
 	spin_lock_irqsave(&m->lock, flags);
-	usable = !m->queue_io && pgpath->path.is_active &&
-		 m->current_pg == pgpath->pg;
+	/*
+	 * pg_reinit_required: every path was lost meanwhile, and the PG must
+	 * be initialised again before it takes I/O (the slow path switches
+	 * to it, which holds I/O for its pg_init).
+	 */
+	usable = !m->queue_io && !m->pg_reinit_required &&
+		 pgpath->path.is_active && m->current_pg == pgpath->pg;
 	if (usable) {
 		__set_current_pgpath(m, pgpath, repeat);
 		__update_fast_path(m);
@@ -937,6 +1042,13 @@ static void dispatch_bios(struct multipath *m, struct bio_list *bios)
 	blk_start_plug(&plug);
 	while ((bio = bio_list_pop(bios))) {
 		struct mpath_io *mpio = dm_per_bio_data(bio, sizeof(*mpio));
+
+		if (unlikely(mpio_restore_integrity(mpio, bio))) {
+			/* Not sent: end_io returns the error as it is. */
+			bio->bi_status = BLK_STS_RESOURCE;
+			bio_endio(bio);
+			continue;
+		}
 
 		switch (map_bio_slow_path(m, bio, mpio)) {
 		case DM_MAPIO_REMAPPED:
@@ -1034,12 +1146,8 @@ void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags)
 	struct pgpath *pgpath = path_to_pgpath(path);
 	struct priority_group *pg = pgpath->pg;
 	struct multipath *m = pg->m;
-	struct bio_list failed;
 	unsigned long flags;
 	bool retry = false;
-	struct bio *bio;
-
-	bio_list_init(&failed);
 
 	spin_lock_irqsave(&m->lock, flags);
 
@@ -1086,6 +1194,8 @@ void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags)
 	} else if (!err_flags && !retry && pgpath == m->current_pgpath) {
 		m->queue_io = false;
 		m->pg_init_count = 0;
+		/* Initialised: as in Linux 6.1, no longer a last resort. */
+		pg->bypassed = false;
 		__update_fast_path(m);
 	} else {
 		/*
@@ -1098,23 +1208,12 @@ void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags)
 		__update_fast_path(m);
 	}
 
-	if (err_flags & MP_ERROR_IO) {
-		bio_list_merge(&failed, &m->queued_bios);
-		bio_list_init(&m->queued_bios);
-		m->queue_size = 0;
-	}
-
 	m->pg_init_in_progress = false;
 	__kick(m);
 	/* Under the lock: a waiter takes it before freeing m. */
 	wake_up(&m->pg_init_wait);
 
 	spin_unlock_irqrestore(&m->lock, flags);
-
-	while ((bio = bio_list_pop(&failed))) {
-		bio->bi_status = BLK_STS_IOERR;
-		bio_endio(bio);
-	}
 }
 EXPORT_SYMBOL_GPL(dm_pg_init_complete);
 
@@ -1225,6 +1324,22 @@ struct mp_count {
 	char *missing;		/* the error if the word is absent */
 };
 
+/*
+ * dm_read_arg() reads with sscanf("%u"), which skips leading white space
+ * and a '+' and wraps a number past UINT_MAX into range (4294967297 would
+ * read as 1): is word such a number?
+ */
+static bool count_wraps(const char *word)
+{
+	unsigned int v;
+
+	word = skip_spaces(word);
+	if (*word == '+')
+		word++;
+
+	return isdigit(*word) && kstrtouint(word, 10, &v) == -ERANGE;
+}
+
 static int read_count(struct dm_arg_set *as, const struct mp_count *c,
 		      unsigned int *value, char **error)
 {
@@ -1233,12 +1348,7 @@ static int read_count(struct dm_arg_set *as, const struct mp_count *c,
 		return -EINVAL;
 	}
 
-	/*
-	 * dm_read_arg() reads with sscanf("%u"), which wraps a number past
-	 * UINT_MAX into range (4294967297 would read as 1): refuse it here.
-	 */
-	if (isdigit(*as->argv[0]) &&
-	    kstrtouint(as->argv[0], 10, value) == -ERANGE) {
+	if (count_wraps(as->argv[0])) {
 		*error = c->arg.error;
 		return -EINVAL;
 	}
@@ -1327,7 +1437,12 @@ static int parse_features(struct dm_arg_set *as, struct multipath *m,
 			  struct dm_target *ti)
 {
 	static const struct mp_count count = {
-		{0, 8, "invalid number of feature arguments"},
+		/*
+		 * Every feature at once is 10 words: the 8 of Linux 6.1 and
+		 * our queue_if_no_path_timeout_secs <secs>. Whatever TABLE
+		 * status shows must load again.
+		 */
+		{0, MPATH_MAX_FEATURE_WORDS, "invalid number of feature arguments"},
 		"missing number of feature arguments",
 	};
 	unsigned int left;
@@ -1739,6 +1854,12 @@ static noinline int end_io_error(struct multipath *m, struct bio *bio,
 	else
 		err_flags = dm_scsi_err_handler(hwh, &pgpath->path, bio,
 						*error);
+	/*
+	 * A failed bio is an error of its own or its path's fault: a retry
+	 * that blamed no path could go round for ever.
+	 */
+	if (!(err_flags & MP_ERROR_IO))
+		err_flags |= MP_FAIL_PATH;
 
 	spin_lock_irqsave(&m->lock, flags);
 
@@ -1748,21 +1869,9 @@ static noinline int end_io_error(struct multipath *m, struct bio *bio,
 	if (err_flags & MP_ERROR_IO)
 		goto out;
 
-	/*
-	 * The block layer frees an integrity payload at completion, so a
-	 * bio that came with one cannot be sent again. (We do not advertise
-	 * DM_TARGET_PASSES_INTEGRITY: such bios should not reach us.)
-	 */
-	if (unlikely(mpio->had_integrity))
+	/* Protection information that could not be kept: no retry without. */
+	if (unlikely(mpio->had_integrity && !mpio->integrity_keeper))
 		goto out;
-
-	if (!(err_flags & MP_FAIL_PATH) &&
-	    ++mpio->nr_soft_retries > MPATH_MAX_SOFT_RETRIES) {
-		DMERR_LIMIT("%s: giving up on a bio after %u retries",
-			    dm_table_device_name(m->ti->table),
-			    MPATH_MAX_SOFT_RETRIES);
-		goto out;
-	}
 
 	if (!m->nr_valid_paths) {
 		switch (__no_path_action(m)) {
@@ -1794,13 +1903,18 @@ static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 	struct mpath_io *mpio = bio->bi_private;	/* set by multipath_map() */
 	struct pgpath *pgpath = mpio->pgpath;
 
+	int r = DM_ENDIO_DONE;
+
 	if (likely(pgpath))
 		end_io(pgpath, mpio, bio);
 
-	if (likely(!*error))
-		return DM_ENDIO_DONE;
+	if (unlikely(*error))
+		r = end_io_error(ti->private, bio, mpio, error);
 
-	return end_io_error(ti->private, bio, mpio, error);
+	if (unlikely(mpio->integrity_keeper) && r != DM_ENDIO_INCOMPLETE)
+		mpio_drop_integrity(mpio);
+
+	return r;
 }
 
 /* ---- Suspend and resume ---- */
@@ -1836,6 +1950,12 @@ static void multipath_resume_io(struct multipath *m)
 	spin_lock_irqsave(&m->lock, flags);
 	m->suspending = false;
 	m->pg_init_disabled = false;
+	if (m->suspended) {
+		/* The time suspended does not count against the bound. */
+		if (m->no_path_since)
+			m->no_path_since += jiffies - m->suspended_at;
+		m->suspended = false;
+	}
 	__start_no_path_timer(m);
 	if (m->queue_size || m->pg_init_required)
 		__kick(m);
@@ -1852,7 +1972,15 @@ static void multipath_postsuspend(struct dm_target *ti)
 	struct multipath *m = ti->private;
 
 	path_stats_withdraw(m);
-	/* The bound pauses while suspended; resume re-arms what is left. */
+	/*
+	 * The bound pauses while suspended; resume re-arms what is left.
+	 * From here on nothing arms it (a pg_init that completes during the
+	 * quiesce below fails a path, which would).
+	 */
+	spin_lock_irq(&m->lock);
+	m->suspended = true;
+	m->suspended_at = jiffies;
+	spin_unlock_irq(&m->lock);
 	del_timer_sync(&m->no_path_timer);
 	quiesce_multipath(m);
 }
@@ -1934,7 +2062,7 @@ static unsigned int emit_hw_handler(struct multipath *m, status_type_t type,
 	if (hwh->type->status)
 		len = hwh->type->status(hwh, type, result, maxlen);
 	if (len >= maxlen)
-		return maxlen;	/* full: dm core retries with more room */
+		len = maxlen - 1;	/* full: cut below, like the rest */
 	for (i = 0; i < len; i++)
 		words += result[i] == ' ';
 
@@ -1943,9 +2071,18 @@ static unsigned int emit_hw_handler(struct multipath *m, status_type_t type,
 				hwh->type->name);
 	else
 		plen = snprintf(prefix, sizeof(prefix), "%u ", words);
-	if (plen >= sizeof(prefix) || len + plen >= maxlen)
-		return maxlen;
+	if (plen >= sizeof(prefix))
+		return maxlen;	/* cannot happen: a name is a table word */
 
+	/*
+	 * What does not fit is cut, as DMEMIT cuts: dm-ioctl tells a full
+	 * buffer (DM_BUFFER_FULL_FLAG, libdevmapper retries with a larger
+	 * one) only by a string of exactly maxlen - 1 chars.
+	 */
+	if (len + plen >= maxlen) {
+		len = plen < maxlen ? maxlen - 1 - plen : 0;
+		plen = min_t(unsigned int, plen, maxlen - 1);
+	}
 	memmove(result + plen, result, len);
 	memcpy(result, prefix, plen);
 	result[len + plen] = '\0';
@@ -2211,6 +2348,16 @@ static int multipath_message(struct dm_target *ti, unsigned int argc,
 	const struct mp_message *msg;
 	unsigned int i;
 
+	/*
+	 * As in Linux 6.1: a suspended map's state is not changed (a reload
+	 * may be about to replace it, and no I/O would follow the change).
+	 */
+	if (dm_suspended(ti)) {
+		DMWARN("%s: message %s refused: the map is suspended",
+		       dm_table_device_name(ti->table), argc ? argv[0] : "");
+		return -EBUSY;
+	}
+
 	if (!argc) {
 		DMWARN("empty message");
 		return -EINVAL;
@@ -2305,8 +2452,15 @@ static struct target_type multipath_target = {
 	.name		  = "multipath",
 	/* What multipath-tools reads to pick its grammar: see the docs. */
 	.version	  = {1, 14, 0},
-	/* One LUN per map: also what ioctl passthrough needs. */
-	.features	  = DM_TARGET_SINGLETON,
+	/*
+	 * Singleton: one LUN per map, also what ioctl passthrough needs.
+	 * Immutable: a live map keeps its target type across reloads
+	 * (multipathd relies on it). Integrity: the paths' protection
+	 * information profile is the map's, and protected bios keep it on a
+	 * retry (see mpio_keep_integrity).
+	 */
+	.features	  = DM_TARGET_SINGLETON | DM_TARGET_IMMUTABLE |
+			    DM_TARGET_PASSES_INTEGRITY,
 	.module		  = THIS_MODULE,
 	.ctr		  = multipath_ctr,
 	.dtr		  = multipath_dtr,

@@ -125,7 +125,10 @@ struct path_selector_type {
 	 * without error). If the selector sets wants_start_time, start_time
 	 * is the ktime_get_ns() of when it was sent, in its low bits only
 	 * (BIO_ISSUE_TIME_MASK: ps_time_since() tells the time since);
-	 * otherwise 0. Each start_io is matched by exactly one end_io.
+	 * otherwise 0. Each start_io is matched by exactly one end_io,
+	 * unless the selector sets end_io_only_with_choice: then the core
+	 * skips end_io for I/O that completes while the path's PG has one
+	 * usable path (an I/O started with a choice may so end without one).
 	 */
 	int (*end_io)(struct path_selector *ps, struct dm_path *path,
 		      size_t nr_bytes, u64 start_time);

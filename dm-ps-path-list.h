@@ -15,9 +15,13 @@
  * The choice of a path (which entry of valid, and where it goes next) stays
  * in each selector, under pl->lock.
  *
- * The usable paths are also kept as an array (usable[], nr_valid entries,
- * in valid's order), rewritten under the lock whenever a path moves, so
- * that select_path can read them without the lock: the lock and the list
+ * The usable paths are also kept as an array (usable[], nr_valid entries),
+ * rewritten under the lock in valid's order whenever a path moves between
+ * the lists (add, fail, reinstate), so that select_path can read them
+ * without the lock. ps_path_list_rotate() reorders valid only: after a
+ * rotation usable[] keeps the order of the last move, and a lockless
+ * reader must not take its order for the list's (the selectors choose by
+ * an index or a measure of their own, not by position): the lock and the list
  * checks of a debug-list kernel cost more than the choice itself. A
  * lockless reader may see the array halfway through a move: every slot
  * below the capacity always holds one of this selector's paths (a failed

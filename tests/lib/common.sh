@@ -301,6 +301,22 @@ path_fields() {
 	done
 	return 1
 }
+# pg_states MAP: each PG's state letter from MAP's INFO status, in table
+# order, space-separated (A in use, E enabled, D bypassed).
+pg_states() {
+	local f i n pg np out=""
+	read -ra f <<<"$(dmsetup status "$1")" || return 1
+	_table_pgs_index f i
+	n=${f[i]}
+	i=$((i + 2))			# #PGs, PG in use
+	for ((pg = 1; pg <= n; pg++)); do
+		out+="${out:+ }${f[i]}"
+		i=$((i + 2 + f[i + 1]))	# state, selector words
+		np=${f[i]}
+		i=$((i + 2 + np * (3 + f[i + 1])))
+	done
+	echo "$out"
+}
 # path_state MAP DEV: A or F
 path_state() { path_fields "$1" "$2" && echo "$PATH_STATE"; }
 # check_table_roundtrip WHAT CTOR-ARGS EXPECTED-TABLE-ARGS: a map of

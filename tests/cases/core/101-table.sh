@@ -27,6 +27,20 @@ check_table_roundtrip "no priority groups with queue_if_no_path" \
 check_table_roundtrip "every Linux 6.1 feature word, and the queueing bound" \
 	"8 pg_init_delay_msecs 500 queue_mode BIO pg_init_retries 50 retain_attached_hw_handler queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"8 queue_if_no_path pg_init_retries 50 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 1 1 $A 1000 "
+check_table_roundtrip "every feature word at once: 10 words" \
+	"10 queue_if_no_path_timeout_secs 7 pg_init_delay_msecs 500 queue_mode bio pg_init_retries 5 retain_attached_hw_handler queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
+	"10 queue_if_no_path pg_init_retries 5 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 7 0 1 1 round-robin 0 1 1 $A 1000 "
+# 9 words loaded, then the queue_if_no_path message: TABLE shows 10 words,
+# and what it shows must load again.
+check "create a 9-word map" dmsetup create mp9 --table \
+	"0 $SECTORS multipath 9 pg_init_retries 5 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 7 0 1 1 round-robin 0 1 0 $A"
+check "queue_if_no_path message" dmsetup message mp9 0 queue_if_no_path
+t9=$(dmsetup table mp9)
+check_match "its TABLE has 10 feature words" "^0 $SECTORS multipath 10 queue_if_no_path " "$t9"
+check "that TABLE loads as a new map" dmsetup create mp10 --table "$t9"
+check_eq "... and prints the same" "$t9" "$(dmsetup table mp10)"
+dm_remove mp9
+dm_remove mp10
 check_table_roundtrip "the queueing bound, and a feature given twice" \
 	"4 queue_if_no_path_timeout_secs 30 queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"3 queue_if_no_path queue_if_no_path_timeout_secs 30 0 1 1 round-robin 0 1 1 $A 1000 "
@@ -55,8 +69,9 @@ bad() {
 
 bad "" "missing number of feature arguments"
 bad "x 0 1 1 round-robin 0 1 0 $A" "invalid number of feature arguments"
-bad "9 queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
+bad "11 queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"invalid number of feature arguments"
+bad "+4294967297 queue_if_no_path 0 1 1 round-robin 0 1 0 $A" "invalid number of feature arguments"
 bad "1" "not enough feature arguments"
 bad "3 queue_if_no_path pg_init_retries" "not enough feature arguments"
 bad "1 no_such_feature 0 1 1 round-robin 0 1 0 $A" "unrecognised feature"

@@ -86,7 +86,7 @@ static int __init mptest_pi_init(void)
 {
 	unsigned int blk, failed = 0, data_bad = 0, pi_bad = 0;
 	bool write = !strcmp(op, "write");
-	struct page *data, *pi, *want, *want_pi;
+	struct page *data = NULL, *pi = NULL, *want = NULL, *want_pi = NULL;
 	struct block_device *bdev;
 	int r = -ENOMEM;
 
@@ -96,6 +96,13 @@ static int __init mptest_pi_init(void)
 	bdev = blkdev_get_by_path(path, FMODE_READ | FMODE_WRITE, NULL);
 	if (IS_ERR(bdev))
 		return PTR_ERR(bdev);
+
+	/* dm core cannot clone a protected bio for a disk without a profile. */
+	if (!blk_get_integrity(bdev->bd_disk)) {
+		pr_info("mptest_pi: %s has no integrity profile\n", path);
+		r = -EOPNOTSUPP;
+		goto out;
+	}
 
 	data = alloc_page(GFP_KERNEL);
 	pi = alloc_page(GFP_KERNEL);

@@ -19,6 +19,7 @@
  */
 
 #include <linux/bio.h>
+#include <linux/blk-integrity.h>
 #include <linux/blkdev.h>
 #include <linux/crc-t10dif.h>
 #include <linux/module.h>

@@ -9,16 +9,24 @@
  *            the canonical table, and that output must load again and print
  *            itself (round trip); one it calls invalid must fail with
  *            EINVAL, log "device-mapper: table: M:m: multipath: <why>
- *            (-EINVAL)" and leave no table behind. Some valid tables are
+ *            (-EINVAL)" (a wrong feature count: exactly the kernel's
+ *            reason) and leave no table behind. Some valid tables are
  *            made live and read through: the data must come from one of
- *            their paths (each path device carries its own signature).
+ *            their paths (each path device carries its own signature);
+ *            then a "queue_if_no_path" message must add that feature to
+ *            the TABLE, which must load again (9 feature words become 10).
  *  messages: a live map over the devices gets random and mutated messages;
  *            each must return what the model of the documented messages
  *            says (0 or EINVAL), the status must then agree with the model
  *            (path A/F, fail counts, disabled groups, queue_if_no_path), and
  *            reads probe that I/O goes to an active path, fails with EIO
  *            when no path is left and nothing queues, waits while queueing
- *            and resumes when a path comes back: never a wedged map.
+ *            and resumes when a path comes back: never a wedged map. The
+ *            live TABLE must load again (the map's feature section changes
+ *            every 200 cases: none, 9 words, all 10). Now and then the map
+ *            is suspended (flush or noflush): every message must then be
+ *            refused with EBUSY and change neither status, and after
+ *            resume the model must still hold.
  *
  * Every case is generated from (seed, case number) alone: --only N replays
  * one. Output: "FAIL ..." lines with the case, then a summary line.
@@ -230,6 +238,13 @@ static const char *TNAME = "dmfuzz-t", *RNAME = "dmfuzz-r";
 
 struct tstats {
 	long cases, valid, invalid, skipped, accepted, rejected, live, huge;
+	/*
+	 * The feature count's edge: valid tables of 9 or 10 feature words,
+	 * tables that say 11 or 12 (gen.c's edge_features); "queue_if_no_path" sent
+	 * to live maps whose TABLE then loaded again, and of those how many
+	 * printed 10 feature words.
+	 */
+	long feat_wide, feat_over, queued, queued_ten;
 	double t_acc, t_rej, t_rest, t_live, t_clear, slowest;
 	long slowest_case;
 };
@@ -304,6 +319,64 @@ static void live_check(long k, const char *tbl, struct table_expect *e)
 	probe_free(p);
 }
 
+/* A "device-mapper: table: M:m: multipath: <error> (-EINVAL)" line? */
+static int klog_has_error(const char *error)
+{
+	char *want = fmt(": multipath: %s (-EINVAL)", error);
+	int has = klog && strstr(klog, want);
+
+	free(want);
+	return has;
+}
+
+/*
+ * A "queue_if_no_path" message to the live map TNAME: its TABLE must then
+ * carry that feature (a map loaded with all feature words but that one, 9,
+ * prints 10) and load again, printing itself. 1 if it did, 0 if not.
+ */
+static int queued_check(long k, const struct table_expect *e)
+{
+	char *s = NULL, *s2 = NULL, *ns, *nq, *ns2;
+	int present, r, ok = 0;
+
+	r = dmio_message(TNAME, 0, "queue_if_no_path", NULL);
+	if (r) {
+		fail(k, "queue_if_no_path message to a live map: %s", strerror(-r));
+		return 0;
+	}
+	status_of(TNAME, 1, 0, &s, &present);
+	ns = norm(s);
+	nq = norm(e->canon_queued);
+	if (strcmp(ns, nq)) {
+		fail(k, "TABLE after queue_if_no_path differs from the oracle's");
+		show("expected", nq);
+		show("printed ", ns);
+	}
+	r = dmio_load(RNAME, LEN, "multipath", s);
+	if (r) {
+		fail(k, "TABLE after queue_if_no_path (%d feature words) does not load again: %s",
+		     atoi(ns), strerror(-r));
+		show("printed", ns);
+	} else {
+		status_of(RNAME, 1, 1, &s2, &present);
+		ns2 = norm(s2);
+		if (strcmp(ns, ns2)) {
+			fail(k, "TABLE after queue_if_no_path: round trip differs");
+			show("first ", ns);
+			show("second", ns2);
+		} else {
+			ok = 1;
+		}
+		free(ns2);
+		free(s2);
+		dmio_clear(RNAME);
+	}
+	free(nq);
+	free(ns);
+	free(s);
+	return ok;
+}
+
 static void run_tables(long first, long n)
 {
 	struct sb tbl = { 0 };
@@ -337,6 +410,11 @@ static void run_tables(long first, long n)
 			st.invalid++;
 		if (e.npaths >= 512 || e.npg >= 512)
 			st.huge++;
+		if (v == V_VALID && e.nfeat > 8)
+			st.feat_wide++;
+		if (v == V_INVALID && e.nfeat > OR_MAX_FEATURE_WORDS &&
+		    e.nfeat <= OR_MAX_FEATURE_WORDS + 2)
+			st.feat_over++;
 
 		klog_take();
 		t0 = now_ms();
@@ -358,6 +436,9 @@ static void run_tables(long first, long n)
 				fail(k, "valid table rejected");
 			if (!klog_has_reject())
 				fail(k, "rejected without a \"device-mapper: table: ...: multipath: ... (-EINVAL)\" log line");
+			else if (e.error && !klog_has_error(e.error))
+				fail(k, "rejected, but not for \"%s\" (oracle: %s)",
+				     e.error, e.why);
 			status_of(TNAME, 1, 1, &s, &present);
 			if (present)
 				fail(k, "rejected table left an inactive table: %s", s);
@@ -407,11 +488,17 @@ static void run_tables(long first, long n)
 				fail(k, "info status of a fresh table: \"%.80s\"", s);
 			free(s);
 
-			if (v == V_VALID && !e.hw && (e.npg || !e.queue) && pct(5)) {
+			/* Wide feature sections go live often: see queued_check. */
+			if (v == V_VALID && !e.hw && (e.npg || !e.queue) &&
+			    (pct(5) || (e.nfeat >= 8 && pct(50)))) {
 				double tl = now_ms();
 
 				st.live++;
 				live_check(k, tbl.s, &e);
+				if (queued_check(k, &e)) {
+					st.queued++;
+					st.queued_ten += atoi(e.canon_queued) == 10;
+				}
 				r = dmio_remove(TNAME);
 				if (r || create_t()) {
 					fail(k, "remove/recreate of the live map failed: %s",
@@ -459,6 +546,10 @@ static void run_tables(long first, long n)
 	       "%ld failures\n", st.cases, (unsigned long long)seed, first,
 	       st.valid, st.invalid, st.skipped, st.accepted, st.rejected,
 	       st.live, st.huge, fails);
+	printf("dm-fuzz tables: feature edge: %ld valid with 9-10 feature words, "
+	       "%ld with 11-12; %ld live maps sent queue_if_no_path "
+	       "reloaded, %ld printing 10 feature words\n", st.feat_wide,
+	       st.feat_over, st.queued, st.queued_ten);
 	printf("dm-fuzz tables: time: loads accepted %.0f ms, rejected %.0f ms, "
 	       "the rest %.0f ms (live %.0f, clear %.0f); slowest case %ld (%.0f ms)\n",
 	       st.t_acc, st.t_rej, st.t_rest, st.t_live, st.t_clear,
@@ -502,6 +593,12 @@ static uint64_t mdev;
 
 struct mstats {
 	long cases, ok, einval, probes, probe_io, probe_eio, probe_queued;
+	/*
+	 * Suspended episodes (of them with noflush), messages refused with
+	 * EBUSY in them; loads of the live TABLE (of them with 10 feature
+	 * words).
+	 */
+	long suspends, noflush, busy, reloads, reloads_ten;
 };
 
 /* Compare the map's status with the model; 0 if they agree. */
@@ -622,41 +719,232 @@ static void probe_map(long k, struct mstats *st)
 	probe_free(p);
 }
 
-static void run_messages(long first, long n)
+/*
+ * The message map's feature sections, in turn every 200 cases: none; every
+ * feature but queue_if_no_path (9 words: a queue_if_no_path message makes
+ * the TABLE print 10, which must load again); every feature (10). Loaded
+ * in an odd order and case, printed in the TABLE's. No bound on queueing
+ * that a run could reach; no handler, so pg_init_* change nothing here.
+ */
+static const struct map_features {
+	const char *load;	/* the feature section of the table loaded */
+	const char *rest;	/* TABLE's feature words after queue_if_no_path */
+	int nrest, queue;
+} map_features[] = {
+	{ "0", "", 0, 0 },
+	{ "9 queue_mode bio retain_attached_hw_handler "
+	  "queue_if_no_path_timeout_secs 86400 pg_init_delay_msecs 100 "
+	  "pg_init_retries 3",
+	  "pg_init_retries 3 pg_init_delay_msecs 100 retain_attached_hw_handler "
+	  "queue_mode bio queue_if_no_path_timeout_secs 86400 ", 9, 0 },
+	{ "10 pg_init_retries 50 Queue_If_No_Path queue_if_no_path_timeout_secs 0 "
+	  "RETAIN_attached_hw_handler pg_init_delay_msecs 0 queue_mode BIO",
+	  "pg_init_retries 50 pg_init_delay_msecs 0 retain_attached_hw_handler "
+	  "queue_mode bio queue_if_no_path_timeout_secs 0 ", 9, 1 },
+};
+
+#define NR_MAP_FEATURES (sizeof(map_features) / sizeof(map_features[0]))
+
+/*
+ * Load MNAME's table (3 PGs of 2 paths, or 2 PGs) with feature section f
+ * and make it live: a new map, so the model starts over (all paths
+ * active, no fail counts, every PG enabled, the initial PG 1 next).
+ */
+static int map_load(unsigned int f)
 {
-	struct mstats st = { 0 };
+	const struct map_features *mf = &map_features[f % NR_MAP_FEATURES];
 	struct sb tbl = { 0 };
-	long k;
 	int r, g;
 
-	mm.np = ndevs < MP_MAX ? ndevs : MP_MAX;
-	mm.npg = mm.np >= 6 ? 3 : 2;
-	sb_add(&tbl, "0 0 %d 1", mm.npg);
+	sb_add(&tbl, "%s 0 %d 1", mf->load, mm.npg);
 	for (g = 1; g <= mm.npg; g++) {
 		int cnt = 0;
 
-		for (int p = 0; p < mm.np; p++) {
-			mm.pg_of[p] = 1 + p * mm.npg / mm.np;
+		for (int p = 0; p < mm.np; p++)
 			cnt += mm.pg_of[p] == g;
-		}
 		sb_add(&tbl, " round-robin 0 %d 1", cnt);
 		for (int p = 0; p < mm.np; p++)
 			if (mm.pg_of[p] == g)
 				sb_add(&tbl, " %s 1", devs[p].path);
 	}
-	for (int p = 0; p < mm.np; p++)
-		mm.active[p] = 1;
-	mm.next_pg = 1;		/* the table's initial PG */
-	r = dmio_create(MNAME, &mdev);
-	if (!r)
-		r = dmio_load(MNAME, LEN, "multipath", tbl.s);
+	r = dmio_load(MNAME, LEN, "multipath", tbl.s);
 	if (!r)
 		r = dmio_resume(MNAME);
 	if (r) {
-		fprintf(stderr, "dm-fuzz: cannot set up %s (%s): %s\n", MNAME, tbl.s,
+		fprintf(stderr, "dm-fuzz: cannot load %s (%s): %s\n", MNAME, tbl.s,
 			strerror(-r));
+		free(tbl.s);
+		return r;
+	}
+	free(tbl.s);
+	for (int p = 0; p < mm.np; p++) {
+		mm.active[p] = 1;
+		mm.fc[p] = 0;
+	}
+	for (g = 1; g <= mm.npg; g++)
+		mm.disabled[g] = 0;
+	mm.queue = mf->queue;
+	mm.feat_rest = mf->rest;
+	mm.nfeat_rest = mf->nrest;
+	mm.next_pg = 1;		/* the table's initial PG */
+	mm.cur_pg = 0;
+	return 0;
+}
+
+/*
+ * What the live map's TABLE prints must load again, as dmsetup reload and
+ * multipathd do it: into MNAME's inactive slot, where it must print the
+ * same; then cleared, so the live map (and the model) go on untouched.
+ */
+static void reload_check(long k, struct mstats *st)
+{
+	char *s = NULL, *s2 = NULL, *ns, *ns2;
+	int present, r;
+
+	status_of(MNAME, 1, 0, &s, &present);
+	ns = norm(s);
+	r = dmio_load(MNAME, LEN, "multipath", s);
+	if (r) {
+		fail(k, "the live map's TABLE (%d feature words) does not load again: %s",
+		     atoi(ns), strerror(-r));
+		show("TABLE", ns);
+	} else {
+		status_of(MNAME, 1, 1, &s2, &present);
+		ns2 = norm(s2);
+		if (strcmp(ns, ns2)) {
+			fail(k, "the live map's TABLE loaded prints otherwise");
+			show("live    ", ns);
+			show("inactive", ns2);
+		}
+		free(ns2);
+		free(s2);
+		r = dmio_clear(MNAME);
+		if (r)
+			fail(k, "clearing the inactive table: %s", strerror(-r));
+		st->reloads++;
+		st->reloads_ten += atoi(ns) == 10;
+	}
+	free(ns);
+	free(s);
+}
+
+/*
+ * The INFO status without the no-path clock (the seconds spent queueing
+ * with no path, "no_path <secs>"): it runs on in the status while the map
+ * is suspended (resume then takes the suspended time off), so it is the
+ * one word a message cannot have changed that may differ.
+ */
+static char *info_sans_clock(const char *info)
+{
+	struct wl l = { 0 };
+	struct sb b = { 0 };
+
+	k_split(info, &l);
+	sb_add(&b, "%s", "");
+	for (int i = 0; i < l.n; i++)
+		sb_add(&b, "%s%s", i ? " " : "",
+		       i == 3 && !strcmp(l.w[2], "no_path") ? "<secs>" : l.w[i]);
+	wl_free(&l);
+	return b.s;
+}
+
+/* MNAME's TABLE and INFO status, one string, without the no-path clock. */
+static char *both_status(void)
+{
+	char *tbl = NULL, *info = NULL, *ni, *nt, *both;
+	int present;
+
+	status_of(MNAME, 1, 0, &tbl, &present);
+	status_of(MNAME, 0, 0, &info, &present);
+	nt = norm(tbl);
+	ni = info_sans_clock(info);
+	both = fmt("TABLE: %s | INFO: %s", nt, ni);
+	free(nt);
+	free(ni);
+	free(info);
+	free(tbl);
+	return both;
+}
+
+/*
+ * A suspended map refuses every message with EBUSY, valid or not (as
+ * Linux 6.1's target does; dm core's own refusals, an empty message or a
+ * sector outside the map, stay EINVAL), with a log line, and changes
+ * nothing: suspend (flush or noflush), send the case's message and up to
+ * three more, compare both statuses, resume. The caller then checks the
+ * map against the model, which no message touched.
+ */
+static void suspended_case(long k, const char *msg, uint64_t sector,
+			   struct mstats *st)
+{
+	int noflush = pct(50), n = 1 + rn(4), r;
+	char *before, *after;
+
+	r = dmio_suspend(MNAME, noflush);
+	if (r) {
+		fail(k, "%s suspend failed: %s", noflush ? "noflush" : "flush",
+		     strerror(-r));
+		return;
+	}
+	st->suspends++;
+	st->noflush += noflush;
+	before = both_status();
+	for (int j = 0; j < n; j++) {
+		uint64_t sec = sector;
+		char *m = j ? gen_message(&sec, mm.np, mm.npg) : strdup(msg);
+		struct mexpect x = msg_oracle(m, sec);
+		int want = x.core ? x.r : -EBUSY;
+
+		klog_take();
+		r = dmio_message(MNAME, sec, m, NULL);
+		klog_take();
+		klog_check(k);
+		if (r != want) {
+			fail(k, "message to a %s-suspended map returned %s, expected %s",
+			     noflush ? "noflush" : "flush", r ? strerror(-r) : "0",
+			     strerror(-want));
+			show("message", m);
+		} else if (want == -EBUSY) {
+			st->busy++;
+			if (!klog || !strstr(klog, "device-mapper: multipath: ") ||
+			    !strstr(klog, "suspended"))
+				fail(k, "message refused while suspended without a "
+				     "\"device-mapper: multipath: ... suspended\" log line");
+		}
+		free(m);
+	}
+	after = both_status();
+	if (strcmp(before, after)) {
+		fail(k, "messages to the suspended map changed its status");
+		show("before", before);
+		show("after ", after);
+	}
+	free(before);
+	free(after);
+	r = dmio_resume(MNAME);
+	if (r) {
+		fail(k, "resume after the suspended messages failed: %s", strerror(-r));
+		exit(1);
+	}
+}
+
+static void run_messages(long first, long n)
+{
+	struct mstats st = { 0 };
+	long k;
+	int r, g;
+
+	mm.np = ndevs < MP_MAX ? ndevs : MP_MAX;
+	mm.npg = mm.np >= 6 ? 3 : 2;
+	for (int p = 0; p < mm.np; p++)
+		mm.pg_of[p] = 1 + p * mm.npg / mm.np;
+	r = dmio_create(MNAME, &mdev);
+	if (r) {
+		fprintf(stderr, "dm-fuzz: cannot create %s: %s\n", MNAME, strerror(-r));
 		exit(2);
 	}
+	if (map_load(first / 200))
+		exit(2);
 	klog_take();
 	if (status_check(-1, NULL)) {
 		fprintf(stderr, "dm-fuzz: the fresh map's status does not parse\n");
@@ -673,6 +961,15 @@ static void run_messages(long first, long n)
 		msg = gen_message(&sector, mm.np, mm.npg);
 		x = msg_oracle(msg, sector);
 		st.cases++;
+		if (pct(2)) {
+			suspended_case(k, msg, sector, &st);
+			st.einval++;
+			r = -EBUSY;
+			status_check(k, NULL);
+			if (pct(50))
+				probe_map(k, &st);
+			goto periodic;
+		}
 		klog_take();
 		r = dmio_message(MNAME, sector, msg, NULL);
 		klog_take();
@@ -696,8 +993,12 @@ static void run_messages(long first, long n)
 		else if (!r && x.r)
 			goto next;	/* the model no longer knows the state */
 		status_check(k, NULL);
+		/* A queue_if_no_path on 9 feature words prints 10: load them. */
+		if ((x.act == MA_QUEUE && pct(50)) || pct(3))
+			reload_check(k, &st);
 		if (pct(12) || (x.act == MA_SWITCH && pct(50)))
 			probe_map(k, &st);
+periodic:
 		if (k % 1000 == 599) {
 			/*
 			 * Random messages rarely fail every path: make sure
@@ -726,6 +1027,10 @@ static void run_messages(long first, long n)
 			mm.cur_pg = 0;
 			status_check(k, NULL);
 			probe_map(k, &st);
+			/* The next feature section: a new table, a new model. */
+			if (map_load((k + 1) / 200))
+				exit(1);
+			status_check(k, NULL);
 		}
 next:
 		klog_take();
@@ -747,12 +1052,14 @@ next:
 	if (dmio_remove(MNAME))
 		fail(k, "cannot remove %s: %s", MNAME, strerror(errno));
 	check_none_left(k);
-	free(tbl.s);
 	printf("dm-fuzz messages: %ld cases (seed %llu, from %ld): %ld accepted, "
 	       "%ld rejected; %ld read probes (%ld read a path, %ld EIO without a "
-	       "path, %ld queued then released); %ld failures\n", st.cases,
+	       "path, %ld queued then released); %ld suspends, %ld of them "
+	       "noflush, %ld refused busy; %ld reloads of the live TABLE, %ld "
+	       "with 10 feature words; %ld failures\n", st.cases,
 	       (unsigned long long)seed, first, st.ok, st.einval, st.probes,
-	       st.probe_io, st.probe_eio, st.probe_queued, fails);
+	       st.probe_io, st.probe_eio, st.probe_queued, st.suspends,
+	       st.noflush, st.busy, st.reloads, st.reloads_ten, fails);
 }
 
 static void usage(void)

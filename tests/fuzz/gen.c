@@ -184,39 +184,102 @@ static char *count_word(unsigned int v)
 }
 
 /*
+ * The features a table may name; those from 2 on take a value (lo..hi),
+ * Queue_Mode its word.
+ */
+static const char *const feature_name[] = {
+	"queue_if_no_path", "retain_attached_hw_handler",
+	"pg_init_retries", "pg_init_delay_msecs",
+	"queue_if_no_path_timeout_secs", "Queue_Mode",
+};
+
+static const unsigned int feature_lo[] = { 0, 0, 1, 0, 0, 0 };
+static const unsigned int feature_hi[] = { 0, 0, 50, 60000, 86400, 0 };
+
+#define NR_FEATURES 6
+
+/*
+ * Feature i and its value, if it takes one; sometimes (spoil) a value just
+ * out of range or a queue_mode other than bio. How many words it added.
+ */
+static unsigned int push_feature(struct wl *words, unsigned int i, int spoil)
+{
+	unsigned int v;
+
+	wl_push(words, feature_name[i]);
+	if (i == 5) {
+		wl_push(words, pct(80) ? "bio" : pct(50) || !spoil ? "BIO" : "rq");
+		return 2;
+	}
+	if (i < 2)
+		return 1;
+	v = pct(50) ? feature_lo[i] + rn(feature_hi[i] - feature_lo[i] + 1) :
+		pct(50) ? feature_lo[i] : feature_hi[i];
+	if (spoil && pct(5))
+		v = pct(50) && feature_lo[i] ? feature_lo[i] - 1 : feature_hi[i] + 1;
+	push_own(words, fmt("%u", v));
+	return 2;
+}
+
+/*
+ * Exactly n feature words, valid ones (the kernel takes at most 10: every
+ * feature once; from 11 on the count itself is refused): all six features
+ * in some order (10 words), all but queue_if_no_path (9, the map that a
+ * "queue_if_no_path" message makes print 10), those plus one more
+ * (11), or features drawn at random up to n, some given twice.
+ */
+static unsigned int edge_features(struct wl *words, unsigned int n)
+{
+	unsigned int order[NR_FEATURES], i, t, got = 0;
+
+	for (i = 0; i < NR_FEATURES; i++)
+		order[i] = i;
+	for (i = NR_FEATURES - 1; i > 0; i--) {
+		unsigned int r = rn(i + 1);
+
+		t = order[i];
+		order[i] = order[r];
+		order[r] = t;
+	}
+	switch (n == 12 ? 3 : rn(4)) {
+	case 0:			/* all six: 10 */
+		for (i = 0; i < NR_FEATURES; i++)
+			got += push_feature(words, order[i], 0);
+		return got;
+	case 1:			/* all but queue_if_no_path: 9 */
+		for (i = 0; i < NR_FEATURES; i++)
+			if (order[i])
+				got += push_feature(words, order[i], 0);
+		return got;
+	case 2:			/* all six, a valueless one again: 11 */
+		for (i = 0; i < NR_FEATURES; i++)
+			got += push_feature(words, order[i], 0);
+		return got + push_feature(words, rn(2), 0);
+	}
+	while (got < n)		/* one word left: a feature without a value */
+		got += push_feature(words, n - got == 1 ? rn(2) : rn(NR_FEATURES), 0);
+	return got;
+}
+
+/*
  * A valid feature section of Linux 6.1's words and the queueing bound, in a
- * random order, some given twice, at most 8 words; sometimes one value
- * just out of range.
+ * random order, some given twice: usually 1 to 4 features in at most 8
+ * words, sometimes one value just out of range; two times in five exactly
+ * 8 to 12 words, at and past the kernel's limit of 10.
  */
 static void gen_features(struct wl *l)
 {
-	static const char *const name[] = {
-		"queue_if_no_path", "retain_attached_hw_handler",
-		"pg_init_retries", "pg_init_delay_msecs",
-		"queue_if_no_path_timeout_secs", "Queue_Mode",
-	};
-	static const unsigned int lo[] = { 0, 0, 1, 0, 0, 0 };
-	static const unsigned int hi[] = { 0, 0, 50, 60000, 86400, 0 };
 	struct wl words = { 0 };
 	unsigned int n = 0, k, i;
 
-	for (k = 1 + rn(4); k; k--) {
-		i = rn(6);
-		if (n + (i >= 2) + 1 > 8)
-			break;
-		wl_push(&words, name[i]);
-		n++;
-		if (i == 5) {
-			wl_push(&words, pct(80) ? "bio" : pct(50) ? "BIO" : "rq");
-			n++;
-		} else if (i >= 2) {
-			unsigned int v = pct(50) ? lo[i] + rn(hi[i] - lo[i] + 1) :
-				pct(50) ? lo[i] : hi[i];
-
-			if (pct(5))
-				v = pct(50) && lo[i] ? lo[i] - 1 : hi[i] + 1;
-			push_own(&words, fmt("%u", v));
-			n++;
+	if (pct(40)) {
+		n = edge_features(&words, pct(10) ? 12 : 8 + rn(4));
+	} else {
+		for (k = 1 + rn(4); k; k--) {
+			i = rn(NR_FEATURES);
+			if (n + (i >= 2) + 1 > 8)
+				break;
+			n += push_feature(&words, i, 1);
 		}
 	}
 	push_own(l, count_word(n));
@@ -547,13 +610,21 @@ static void mutate(struct wl *l)
 	case 14:		/* the same count, spelt otherwise */
 		for (int t = 0; t < 8 && l->n; t++, at = rn(l->n))
 			if (!k_count(l->w[at], &v)) {
+				/*
+				 * Past 2^32 - 1 (the kernel's reader would
+				 * wrap it into range), also after a '+'
+				 * (which that reader refuses anyway) or a
+				 * leading space (which it skips: the wrap
+				 * guard did not, before 5002128).
+				 */
 				static const char *const f[] = {
-					"%llu", "%llu", "+%.0llu%u", "0%.0llu%u",
+					"%llu", "+%llu", "\\ %llu",
+					"+%.0llu%u", "0%.0llu%u",
 					"\\ %.0llu%u", "%.0llu%u\\ ",
 				};
-				unsigned int i = rn(6);
+				unsigned int i = rn(7);
 
-				if (i < 2)
+				if (i < 3)
 					wl_replace(l, at, fmt(f[i], (1ULL << 32) * (1 + rn(3)) + v));
 				else
 					wl_replace(l, at, fmt(f[i], 0ULL, v));

@@ -141,13 +141,17 @@ int model_check_status(long k, const char *tbl, const char *info, long *qsize)
 	struct wl l = { 0 };
 	int i = 0, bad = 0, nact = 0, f = 0;
 	unsigned int v;
+	char *feat = fmt("%d %s%s", mm.nfeat_rest + mm.queue,
+			 mm.queue ? "queue_if_no_path " : "",
+			 mm.feat_rest ? mm.feat_rest : "");
 
-	if (strncmp(tbl, mm.queue ? "1 queue_if_no_path " : "0 ",
-		    mm.queue ? 19 : 2)) {
-		fail(k, "table status features disagree with queue_if_no_path=%d: %.60s",
+	if (strncmp(tbl, feat, strlen(feat))) {
+		fail(k, "table status features disagree with queue_if_no_path=%d: %.200s",
 		     mm.queue, tbl);
+		show("expected features", feat);
 		bad = 1;
 	}
+	free(feat);
 	k_split(info, &l);
 #define W(j) ((j) < l.n ? l.w[j] : "")
 	/*

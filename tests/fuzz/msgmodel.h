@@ -22,6 +22,12 @@ struct mmodel {
 	unsigned int fc[MP_MAX];
 	int disabled[PG_MAX + 1];
 	int queue;
+	/*
+	 * The map's other feature words as its TABLE prints them (after
+	 * queue_if_no_path; "" or ending in a space), and how many.
+	 */
+	const char *feat_rest;
+	int nfeat_rest;
 	int next_pg;		/* switch_group (or the initial PG), no I/O since */
 	int cur_pg;		/* the PG the last I/O used, 0 after a reset */
 };

@@ -2,7 +2,7 @@
 /*
  * The table oracle. The grammar, from the documentation:
  *
- *   <#features> [<feature> [<value>]]*        #features: 0 to 8 words
+ *   <#features> [<feature> [<value>]]*        #features: 0 to 10 words
  *   <#hw args> [<hw handler> [<hw arg>]*]     count includes the name
  *   <#PGs> <initial PG>                       0 PGs needs initial 0
  *   { <selector> <#selector args> [<selector arg>]*
@@ -38,6 +38,9 @@
  * a feature given twice takes its last value; the TABLE lists them in that
  * fixed order: queue_if_no_path, pg_init_retries, pg_init_delay_msecs,
  * retain_attached_hw_handler, queue_mode bio, queue_if_no_path_timeout_secs.
+ * Every feature once is 10 words, the most the count may say (the TABLE of
+ * a map loaded with 9 and then sent "queue_if_no_path" must load again);
+ * 11 or more: "invalid number of feature arguments".
  */
 #define _GNU_SOURCE
 #include "oracle.h"
@@ -129,9 +132,32 @@ static int feature_value(struct cursor *c, unsigned int *nf, unsigned int min,
 	return 1;
 }
 
-/* The nf feature words: 1 if valid, with their canonical TABLE form. */
+/* The TABLE form of a feature section (queue: queue_if_no_path). */
+static void features_canon(struct sb *canon, int queue, long retries,
+			   long delay, int retain, int qm, long bound)
+{
+	sb_add(canon, "%d ", queue + retain + 2 * (retries >= 0) +
+	       2 * (delay >= 0) + 2 * qm + 2 * (bound >= 0));
+	if (queue)
+		sb_add(canon, "queue_if_no_path ");
+	if (retries >= 0)
+		sb_add(canon, "pg_init_retries %ld ", retries);
+	if (delay >= 0)
+		sb_add(canon, "pg_init_delay_msecs %ld ", delay);
+	if (retain)
+		sb_add(canon, "retain_attached_hw_handler ");
+	if (qm)
+		sb_add(canon, "queue_mode bio ");
+	if (bound >= 0)
+		sb_add(canon, "queue_if_no_path_timeout_secs %ld ", bound);
+}
+
+/*
+ * The nf feature words: 1 if valid, with their canonical TABLE form in
+ * canon, and in queued the form after a "queue_if_no_path" message.
+ */
 static int features(struct cursor *c, unsigned int nf, struct sb *canon,
-		    struct table_expect *e)
+		    struct sb *queued, struct table_expect *e)
 {
 	long retries = -1, delay = -1, bound = -1;
 	int queue = 0, retain = 0, qm = 0;
@@ -171,20 +197,8 @@ static int features(struct cursor *c, unsigned int nf, struct sb *canon,
 	}
 
 	e->queue = queue;
-	sb_add(canon, "%d ", queue + retain + 2 * (retries >= 0) +
-	       2 * (delay >= 0) + 2 * qm + 2 * (bound >= 0));
-	if (queue)
-		sb_add(canon, "queue_if_no_path ");
-	if (retries >= 0)
-		sb_add(canon, "pg_init_retries %ld ", retries);
-	if (delay >= 0)
-		sb_add(canon, "pg_init_delay_msecs %ld ", delay);
-	if (retain)
-		sb_add(canon, "retain_attached_hw_handler ");
-	if (qm)
-		sb_add(canon, "queue_mode bio ");
-	if (bound >= 0)
-		sb_add(canon, "queue_if_no_path_timeout_secs %ld ", bound);
+	features_canon(canon, queue, retries, delay, retain, qm, bound);
+	features_canon(queued, 1, retries, delay, retain, qm, bound);
 	return 1;
 }
 
@@ -283,21 +297,36 @@ enum verdict oracle_table(const char *params, unsigned long long len,
 {
 	struct wl words = { 0 };
 	struct cursor c = { &words, 0 };
-	struct sb canon = { 0 };
+	struct sb canon = { 0 }, queued = { 0 };
 	unsigned int nf, nh, npg, initial, pg, i, j;
 	enum verdict v = V_VALID;
+	size_t feat_len;
 	const char *w;
 
 	memset(e, 0, sizeof(*e));
+	e->nfeat = -1;
 	k_split(params, &words);
 
-	/* Features. */
-	if (!count(&c, 0, &nf) || nf > 8)
+	/*
+	 * Features. The count is read by the kernel's range check first:
+	 * whatever is wrong with it (absent aside), past 10 included, that
+	 * is the error, before any feature word is looked at.
+	 */
+	if (!count(&c, 0, &nf) || nf > OR_MAX_FEATURE_WORDS) {
+		if (!words.n)
+			e->error = "missing number of feature arguments";
+		else
+			e->error = "invalid number of feature arguments";
+		if (words.n && !k_count(words.w[0], &nf))
+			e->nfeat = nf;
 		BAD("feature count");
+	}
+	e->nfeat = nf;
 	if ((unsigned int)left(&c) < nf)
 		BAD("feature words missing");
-	if (!features(&c, nf, &canon, e))
+	if (!features(&c, nf, &canon, &queued, e))
 		BAD(feature_why);
+	feat_len = canon.len;
 
 	/* Hardware handler. */
 	if (!count(&c, 0, &nh))
@@ -393,9 +422,13 @@ enum verdict oracle_table(const char *params, unsigned long long len,
 out:
 	wl_free(&words);
 	if (v == V_VALID) {
-		e->canon = canon.s ? canon.s : strdup("");
+		/* The same groups after the features of a queueing map. */
+		sb_add(&queued, "%s", canon.s + feat_len);
+		e->canon_queued = queued.s;
+		e->canon = canon.s;
 	} else {
 		free(canon.s);
+		free(queued.s);
 	}
 	return v;
 }
@@ -403,5 +436,7 @@ out:
 void table_expect_free(struct table_expect *e)
 {
 	free(e->canon);
+	free(e->canon_queued);
 	e->canon = NULL;
+	e->canon_queued = NULL;
 }

@@ -15,7 +15,20 @@ enum verdict { V_VALID, V_INVALID, V_SKIP };
 
 struct table_expect {
 	char *canon;		/* the table the kernel must print back */
+	/*
+	 * For V_VALID: the TABLE the live map must print after a
+	 * "queue_if_no_path" message (canon with that feature added, which
+	 * must load again).
+	 */
+	char *canon_queued;
 	const char *why;	/* for V_INVALID: the first rule broken */
+	/*
+	 * The ti->error the kernel must log, where the oracle knows it
+	 * exactly (a wrong feature count); NULL elsewhere.
+	 */
+	const char *error;
+	/* The feature count word's value, -1 if it is not a count. */
+	long nfeat;
 	int queue;		/* queue_if_no_path */
 	int hw;			/* a hardware handler was named */
 	int npg, initial;
@@ -29,6 +42,13 @@ enum verdict oracle_table(const char *params, unsigned long long len,
 			  struct table_expect *e);
 void table_expect_free(struct table_expect *e);
 
+/*
+ * Most feature words at once: every feature once is 10 (Linux 6.1's 8 and
+ * our queue_if_no_path_timeout_secs <secs>). The distro's 6.1 target takes
+ * 8 and has no queue_if_no_path_timeout_secs: this oracle judges our
+ * target only (dm-fuzz has no differential mode against the distro's).
+ */
+#define OR_MAX_FEATURE_WORDS 10
 /* Largest count any table field accepts. */
 #define OR_MAX_COUNT 1024
 /* round-robin's default repeat_count. */

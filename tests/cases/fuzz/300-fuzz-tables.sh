@@ -7,8 +7,11 @@
 # their arguments at and past every limit: valid ones load and print back
 # the canonical table, which loads again and prints itself; invalid ones get
 # EINVAL, a "device-mapper: table: ...: multipath: <why>" line and leave no
-# table; some valid ones are made live and read through. A sample goes
-# through dmsetup too. Afterwards nothing may hold a path device, a module
+# table; some valid ones are made live and read through. The feature count
+# at its edge: 8, 9 and 10 words load (every feature once is 10), 11 and 12
+# are refused for "invalid number of feature arguments"; a live map sent
+# "queue_if_no_path" prints that feature too (9 words become 10) and its
+# TABLE loads again. A sample goes through dmsetup too. Afterwards nothing may hold a path device, a module
 # or slab memory.
 # timeout: 600
 source "${0%/*}/rc"
@@ -50,6 +53,8 @@ grep -A 4 '^FAIL' /tmp/fuzz.out | head -n 80 | sed 's/^/# /'
 sum=$(grep '^dm-fuzz tables: [0-9]' /tmp/fuzz.out)
 diag "$sum"
 grep '^dm-fuzz tables: time' /tmp/fuzz.out | sed 's/^/# /'
+edge=$(grep '^dm-fuzz tables: feature edge' /tmp/fuzz.out)
+diag "$edge"
 
 cases=$(fuzz_field "$sum" cases)
 valid=$(fuzz_field "$sum" valid)
@@ -69,6 +74,15 @@ check "at least 15% of the cases valid ($valid)" test "${valid:-0}" -ge $((cases
 check "at least 40% of the cases invalid ($invalid)" test "${invalid:-0}" -ge $((cases * 40 / 100))
 check_eq "accepted = valid" "$valid" "$accepted"
 check "some valid tables were made live and read through ($live)" test "${live:-0}" -ge $((N / 300))
+# The feature count's edge was reached from both sides (each such table was
+# judged above: a valid one that did not load, an 11-word one that did, or
+# a TABLE after queue_if_no_path that did not load again is a failure).
+check "valid tables with 9 or 10 feature words ($(fuzz_field "$edge" "valid with"))" \
+	test "$(fuzz_field "$edge" "valid with")" -ge 1
+check "tables with 11 or 12 feature words ($(fuzz_field "$edge" "with 11-12"))" \
+	test "$(fuzz_field "$edge" "with 11-12")" -ge 1
+check "live maps printing 10 feature words after queue_if_no_path reloaded ($(fuzz_field "$edge" "printing 10"))" \
+	test "$(fuzz_field "$edge" "printing 10")" -ge 1
 
 # The same judgement through dmsetup, for a sample (a second a call here).
 # From "/": the generated tables name some paths relative to it ("dev/nullbN").

@@ -7,6 +7,14 @@
 # messages says, the status must then agree with the model (A/F, fail
 # counts, disabled groups, queue_if_no_path), and reads check the PG choice,
 # EIO without paths, queueing and release: never a crash or a wedged map.
+# The map's features change every 200 messages (none, 9 words, all 10): its
+# TABLE must load again, 10 words after a queue_if_no_path on 9. Now and
+# then the map is suspended (flush or noflush) and gets messages: each is
+# refused (EBUSY) and changes neither status; after resume the model holds.
+# Then the same through dmsetup: a 9-word map, queue_if_no_path, dmsetup
+# table shows 10 words, dmsetup reload takes them; dmsetup message to the
+# map after dmsetup suspend (and --noflush) exits non-zero, valid message
+# or not, and table and status stay as they were.
 # timeout: 300
 source "${0%/*}/rc"
 
@@ -38,6 +46,59 @@ check "reads probed the map often ($(fuzz_field "$sum" "read probes"))" \
 	test "$(fuzz_field "$sum" "read probes")" -ge $((cases / 20))
 check "some probes ran without a path: EIO" test "$(fuzz_field "$sum" "EIO without")" -ge 1
 check "some probes queued and were released" test "$(fuzz_field "$sum" "queued then")" -ge 1
+suspends=$(fuzz_field "$sum" "suspends")
+noflush=$(fuzz_field "$sum" "of them noflush")
+check "the map was suspended with flush and with noflush ($suspends, $noflush noflush)" \
+	test "${noflush:-0}" -ge 1 -a "${suspends:-0}" -gt "${noflush:-0}"
+check "messages were refused busy while suspended ($(fuzz_field "$sum" "refused busy"))" \
+	test "$(fuzz_field "$sum" "refused busy")" -ge "${suspends:-1}"
+check "the live TABLE reloaded with 10 feature words ($(fuzz_field "$sum" "with 10 feature"))" \
+	test "$(fuzz_field "$sum" "with 10 feature")" -ge 1
+
+# The same through dmsetup (a second a call here), on a map of its own
+# (whatever dm-fuzz left behind). All features but queue_if_no_path: 9
+# words, in an order the TABLE does not use.
+on_exit "dmsetup remove dmfuzz-d"
+T9="9 queue_if_no_path_timeout_secs 600 pg_init_retries 2 queue_mode bio"
+T9+=" retain_attached_hw_handler pg_init_delay_msecs 50"
+PGS="0 1 1 round-robin 0 2 1 ${NB_DEVS[0]} 1 ${NB_DEVS[1]} 1"
+F9="pg_init_retries 2 pg_init_delay_msecs 50 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 600"
+if check "dmsetup create: 9 feature words" dm_create dmfuzz-d "0 2048 multipath $T9 $PGS"; then
+	check_match "dmsetup table: the 9 words" "^0 2048 multipath 9 $F9 0 " "$(dmsetup table dmfuzz-d)"
+	check "dmsetup message queue_if_no_path" dmsetup message dmfuzz-d 0 queue_if_no_path
+	t10=$(dmsetup table dmfuzz-d)
+	check_match "dmsetup table: 10 feature words" "^0 2048 multipath 10 queue_if_no_path $F9 0 " "$t10"
+	check "dmsetup reload of that table" dm_reload dmfuzz-d "$t10"
+	check "dmsetup resume: the reloaded table goes live" dmsetup resume dmfuzz-d
+	check_eq "the new map prints the same table" "$t10" "$(dmsetup table dmfuzz-d)"
+	dm_remove dmfuzz-d
+fi
+
+# Messages to a suspended map, valid ones (each would change the table or
+# the status) and not: every one refused, nothing changed.
+dm_status() { dmsetup table dmfuzz-d; dmsetup status dmfuzz-d; }
+if check "dmsetup create: a queue_if_no_path map" dm_create dmfuzz-d "0 2048 multipath 1 queue_if_no_path $PGS"; then
+	n0=$(devnum "${NB_DEVS[0]}") fc=0
+	for how in "" --noflush; do
+		check "dmsetup suspend $how" dmsetup suspend $how dmfuzz-d
+		before=$(dm_status)
+		for msg in "fail_if_no_path" "fail_path ${NB_DEVS[0]}" "switch_group 1" \
+			"disable_group 1" "queue_if_no_path" "no_such_message" "fail_path"; do
+			# shellcheck disable=SC2086 # the message's words
+			check_fail "suspended${how:+ ($how)}: dmsetup message $msg exits non-zero" \
+				dmsetup message dmfuzz-d 0 $msg
+		done
+		check_eq "suspended${how:+ ($how)}: table and status unchanged" "$before" "$(dm_status)"
+		check "dmsetup resume" dmsetup resume dmfuzz-d
+		check_eq "resumed: the table as before" "$(head -n1 <<<"$before")" "$(dmsetup table dmfuzz-d)"
+		check "resumed: dmsetup message fail_path is taken" \
+			dmsetup message dmfuzz-d 0 fail_path "${NB_DEVS[0]}"
+		fc=$((fc + 1))
+		check_match "resumed: the path is failed (its count $fc)" " $n0 F $fc " "$(dmsetup status dmfuzz-d)"
+		dmsetup message dmfuzz-d 0 reinstate_path "${NB_DEVS[0]}"
+	done
+	dm_remove dmfuzz-d
+fi
 
 check_eq "no device-mapper device left" "No devices found" "$(dmsetup ls 2>&1)"
 check "the path devices are free (null_blk unloads)" fuzz_nullb_down

@@ -1326,8 +1326,10 @@ struct mp_count {
 
 /*
  * dm_read_arg() reads with sscanf("%u"), which skips leading white space
- * and a '+' and wraps a number past UINT_MAX into range (4294967297 would
- * read as 1): is word such a number?
+ * (a table word can have it escaped: "\ 4294967297") and wraps a number
+ * past UINT_MAX into range (4294967297 would read as 1): is word such a
+ * number? (The kernel's sscanf refuses a '+' for %u: no need to look past
+ * one, but it costs nothing.)
  */
 static bool count_wraps(const char *word)
 {
@@ -2011,9 +2013,11 @@ static unsigned int emit_features(struct multipath *m, status_type_t type,
 	lockdep_assert_held(&m->lock);
 	if (type == STATUSTYPE_INFO) {
 		/* While queueing for want of a path: for how long, and the bound. */
+		/* The clock stands still while suspended (see resume). */
 		if (__queueing_with_no_path(m) && m->no_path_since)
 			DMEMIT("4 %u no_path %lu %lu ", m->queue_size,
-			       (jiffies - m->no_path_since) / HZ,
+			       ((m->suspended ? m->suspended_at : jiffies) -
+				m->no_path_since) / HZ,
 			       no_path_timeout_secs(m));
 		else
 			DMEMIT("1 %u ", m->queue_size);

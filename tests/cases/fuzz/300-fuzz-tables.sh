@@ -114,9 +114,15 @@ check "the path devices are free (null_blk unloads)" fuzz_nullb_down
 check "dm-multipath, its selectors and dm-emc unload" mp_mods_unload
 
 # A leak in a constructor error path grows some slab by (a share of) the
-# case count: compare against a tenth of it.
-slab >/tmp/slab.after
-grow=$(join /tmp/slab.before /tmp/slab.after | awk '{ print $3 - $2, $1 }' | sort -rn | head -n 3)
-diag "largest slab growth (objects, cache): $(echo $grow)"
-top=$(awk 'NR == 1 { print $1 }' <<<"$grow")
+# case count: compare against a tenth of it. Objects that RCU callbacks or
+# work items free a little later are not leaked: read again, up to three
+# times 2 s apart, while the growth is over the bound (a leak stays).
+for try in 1 2 3; do
+	slab >/tmp/slab.after
+	grow=$(join /tmp/slab.before /tmp/slab.after | awk '{ print $3 - $2, $1 }' | sort -rn | head -n 3)
+	diag "largest slab growth (objects, cache), read $try: $(echo $grow)"
+	top=$(awk 'NR == 1 { print $1 }' <<<"$grow")
+	[ "${top:-0}" -lt $((cases / 10)) ] && break
+	sleep 2
+done
 check "no slab cache grew by $((cases / 10)) objects or more" test "${top:-0}" -lt $((cases / 10))

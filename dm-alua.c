@@ -37,7 +37,6 @@
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
 #include <linux/device-mapper.h>
-#include <asm/unaligned.h>
 #include <scsi/scsi.h>
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_common.h>
@@ -46,6 +45,7 @@
 #include <scsi/scsi_proto.h>
 
 #include "dm-mpath.h"
+#include "dm-mpath-compat.h"
 #include "dm-hw-handler.h"
 
 #define DM_MSG_PREFIX "multipath alua"
@@ -271,7 +271,7 @@ static bool alua_answered(struct alua_path *ap, bool answered)
 
 /* ---- Commands ---- */
 
-static enum rq_end_io_ret alua_end_io(struct request *rq, blk_status_t status)
+static DM_MPATH_RQ_END_IO(alua_end_io)
 {
 	struct alua_op *op = rq->end_io_data;
 	struct scsi_cmnd *scmd = blk_mq_rq_to_pdu(rq);
@@ -305,7 +305,7 @@ static int alua_submit(struct alua_op *op)
 	if (IS_ERR(rq))
 		return PTR_ERR(rq);
 
-	r = blk_rq_map_kern(q, rq, op->buf, op->data_len, GFP_NOIO);
+	r = mpath_rq_map_kern(rq, op->buf, op->data_len, GFP_NOIO);
 	if (r) {
 		blk_mq_free_request(rq);
 		return r;

@@ -56,6 +56,7 @@
 #include <scsi/scsi_proto.h>
 
 #include "dm-mpath.h"
+#include "dm-mpath-compat.h"
 #include "dm-hw-handler.h"
 
 #define DM_MSG_PREFIX "multipath emc"
@@ -184,7 +185,7 @@ static bool emc_path_is_scsi(struct dm_path *path)
 	return parent && scsi_is_sdev_device(parent);
 }
 
-static enum rq_end_io_ret emc_end_io(struct request *rq, blk_status_t status)
+static DM_MPATH_RQ_END_IO(emc_end_io)
 {
 	struct emc_trespass *t = rq->end_io_data;
 	struct scsi_cmnd *scmd = blk_mq_rq_to_pdu(rq);
@@ -216,7 +217,7 @@ static int emc_submit(struct emc_trespass *t)
 	if (IS_ERR(rq))
 		return PTR_ERR(rq);
 
-	r = blk_rq_map_kern(q, rq, t->param, t->param_len, GFP_NOIO);
+	r = mpath_rq_map_kern(rq, t->param, t->param_len, GFP_NOIO);
 	if (r) {
 		blk_mq_free_request(rq);
 		return r;

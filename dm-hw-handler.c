@@ -12,6 +12,7 @@
 #include <linux/module.h>
 
 #include "dm-hw-handler.h"
+#include "dm-mpath-compat.h"
 #include "dm-mpath-registry.h"
 
 static struct dm_mpath_registry handlers = {
@@ -71,7 +72,7 @@ unsigned int dm_scsi_err_handler(struct hw_handler *hwh, struct dm_path *path,
 	/* ILLEGAL REQUEST-class sense, DID_TARGET_FAILURE: the LUN refuses it. */
 	case BLK_STS_TARGET:
 	/* RESERVATION CONFLICT, DID_NEXUS_FAILURE: another initiator owns it. */
-	case BLK_STS_NEXUS:
+	case BLK_STS_RESV_CONFLICT:
 	/* Out of space (thin provisioning, DID_ALLOC_FAILURE). */
 	case BLK_STS_NOSPC:
 	/* The LUN does not support the operation (e.g. discard). */

@@ -38,6 +38,7 @@
 #include "dm-path-selector.h"
 #include "dm-hw-handler.h"
 #include "dm-mpath-uevent.h"
+#include "dm-mpath-compat.h"
 
 #define DM_MSG_PREFIX "multipath"
 #define DM_MPATH_VERSION "1.14.0"
@@ -211,9 +212,7 @@ struct multipath {
  */
 struct mpath_io {
 	struct pgpath *pgpath;		/* NULL while not sent down a path */
-#ifndef CONFIG_BLK_CGROUP
-	u64 start_time;			/* ktime_get_ns(), if the selector wants it */
-#endif
+	struct mpath_start_stamp start;	/* if the kernel's bio has none */
 	size_t nr_bytes;		/* as sent: in-flight bytes, selectors' end_io */
 	struct block_device *bi_bdev;
 	struct bvec_iter bi_iter;
@@ -657,7 +656,7 @@ static void __stop_no_path_timer(struct multipath *m)
 	lockdep_assert_held(&m->lock);
 	m->no_path_since = 0;
 	/* Not _sync: the timer takes m->lock, and sees the state changed. */
-	del_timer(&m->no_path_timer);
+	timer_delete(&m->no_path_timer);
 }
 
 static void __set_queue_if_no_path(struct multipath *m, bool queue)
@@ -676,7 +675,7 @@ static void __set_queue_if_no_path(struct multipath *m, bool queue)
 
 static void no_path_timeout(struct timer_list *t)
 {
-	struct multipath *m = from_timer(m, t, no_path_timer);
+	struct multipath *m = timer_container_of(m, t, no_path_timer);
 	unsigned long flags;
 
 	spin_lock_irqsave(&m->lock, flags);
@@ -845,11 +844,9 @@ static __always_inline void start_io(struct pgpath *pgpath,
 	pst = ps->type;
 	counts = pst->counts_in_flight;
 
-#ifndef CONFIG_BLK_CGROUP
 	/* The clock only for a selector that measures (else unused). */
 	if (pst->wants_start_time)
-		mpio->start_time = ktime_get_ns();
-#endif
+		mpath_stamp_start(&mpio->start);
 	if (counts & PS_COUNT_IOS)
 		atomic_inc(&pgpath->path.in_flight);
 	if (counts & PS_COUNT_BYTES)
@@ -859,20 +856,17 @@ static __always_inline void start_io(struct pgpath *pgpath,
 }
 
 /*
- * When the bio was sent, for a selector's end_io (BIO_ISSUE_TIME_MASK
- * bits). The block layer stamps each bio it is given (submit_bio_noacct),
- * and reads the clock for that anyway: the core need not read it again.
+ * When the bio was sent, for a selector's end_io (DM_MPATH_TIME_MASK
+ * bits). Where the block layer stamps each bio it is given (6.1:
+ * submit_bio_noacct) it reads the clock for that anyway, and the core need
+ * not read it again; elsewhere start_io() stamped it (dm-mpath-compat.h).
  * A bio failed before the stamp has 0 or an older one: selectors bound
  * the time by their own (historical-service-time: its last completion).
  */
 static __always_inline u64 io_start_time(struct mpath_io *mpio,
 					 struct bio *bio)
 {
-#ifdef CONFIG_BLK_CGROUP
-	return bio_issue_time(&bio->bi_issue);
-#else
-	return mpio->start_time & BIO_ISSUE_TIME_MASK;
-#endif
+	return mpath_start_time(&mpio->start, bio);
 }
 
 /* The bio sent down pgpath by start_io() has completed: undo its counts. */
@@ -1823,7 +1817,7 @@ static void multipath_dtr(struct dm_target *ti)
 
 	path_stats_withdraw(m);
 	/* The timer kicks the worker: stop it before waiting for that. */
-	del_timer_sync(&m->no_path_timer);
+	timer_delete_sync(&m->no_path_timer);
 	quiesce_multipath(m);
 	free_multipath(m);
 }
@@ -1983,7 +1977,7 @@ static void multipath_postsuspend(struct dm_target *ti)
 	m->suspended = true;
 	m->suspended_at = jiffies;
 	spin_unlock_irq(&m->lock);
-	del_timer_sync(&m->no_path_timer);
+	timer_delete_sync(&m->no_path_timer);
 	quiesce_multipath(m);
 }
 
@@ -2230,8 +2224,7 @@ static int parse_dev(const char *cmd, const char *arg, dev_t *devt)
 		if (MAJOR(*devt) == major && MINOR(*devt) == minor)
 			return 0;
 	} else {
-		*devt = dm_get_dev_t(arg);
-		if (*devt)
+		if (!dm_devt_from_path(arg, devt))
 			return 0;
 	}
 
@@ -2393,8 +2386,7 @@ static int multipath_message(struct dm_target *ti, unsigned int argc,
  * there is none. -ENOTCONN makes dm core retry shortly: used while a PG is
  * being initialised, and while queue_if_no_path holds I/O for a path.
  */
-static int multipath_prepare_ioctl(struct dm_target *ti,
-				   struct block_device **bdev)
+static DM_MPATH_PREPARE_IOCTL(multipath_prepare_ioctl)
 {
 	struct multipath *m = ti->private;
 	struct pgpath *pgpath = NULL;

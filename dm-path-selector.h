@@ -29,6 +29,7 @@
 #include <linux/device-mapper.h>
 
 #include "dm-mpath.h"
+#include "dm-mpath-compat.h"
 
 /* path_selector_type.counts_in_flight */
 #define PS_COUNT_IOS	BIT(0)
@@ -124,7 +125,7 @@ struct path_selector_type {
 	 * Optional: an I/O of nr_bytes sent down path has completed (with or
 	 * without error). If the selector sets wants_start_time, start_time
 	 * is the ktime_get_ns() of when it was sent, in its low bits only
-	 * (BIO_ISSUE_TIME_MASK: ps_time_since() tells the time since);
+	 * (DM_MPATH_TIME_MASK: ps_time_since() tells the time since);
 	 * otherwise 0. Each start_io is matched by exactly one end_io,
 	 * unless the selector sets end_io_only_with_choice: then the core
 	 * skips end_io for I/O that completes while the path's PG has one
@@ -153,7 +154,7 @@ struct path_selector_type {
  */
 static inline u64 ps_time_since(u64 start_time, u64 now)
 {
-	return (now - start_time) & BIO_ISSUE_TIME_MASK;
+	return (now - start_time) & DM_MPATH_TIME_MASK;
 }
 
 int dm_register_path_selector(struct path_selector_type *type);

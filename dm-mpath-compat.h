@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Device-mapper multipath: every difference between the kernels these
+ * modules build for (Debian's 6.1, 6.12 and 7.x), in one place. The logic
+ * files call the newest kernel's API, or a helper below where an older
+ * kernel has no way to provide it; nothing else tests a kernel version.
+ *
+ * Where the kernel's headers answer the question (a macro that exists or
+ * not) that is the test. Otherwise the version boundary is upstream's;
+ * each was checked against the headers of 6.1.0-57 (bookworm), 6.12.118
+ * (bookworm-security) and 7.3.4 (trixie-backports), and the 7.x ones also
+ * against 7.2.12. Kernels between those are not built for, and the exact
+ * boundaries between 6.13 and 7.1 are not checked.
+ */
+
+#ifndef DM_MPATH_COMPAT_H
+#define DM_MPATH_COMPAT_H
+
+#include <linux/bio.h>
+#include <linux/bits.h>
+#include <linux/blk_types.h>
+#include <linux/blk-mq.h>
+#include <linux/device-mapper.h>
+#include <linux/ktime.h>
+#include <linux/timer.h>
+#include <linux/version.h>
+
+/* The one version test: the running kernel is at least a.b. */
+#define DM_MPATH_KERNEL_AT_LEAST(a, b) \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(a, b, 0))
+
+/*
+ * When a bio was sent down a path, for the selectors that measure
+ * (historical-service-time). Where the block layer stamps each bio for
+ * blk-cgroup anyway (6.1: bio->bi_issue, with BIO_ISSUE_TIME_MASK and
+ * bio_issue_time() public) the core reads that stamp and reads no clock of
+ * its own. Later kernels made the stamp private (6.12: block/blk.h) and
+ * then dropped it (7.x: bio->issue_time_ns, only for queues with
+ * blk-iolatency); dm_start_time_ns_from_clone() is dm core's accounting
+ * start in jiffies (4 ms at HZ=250: useless for an I/O of microseconds).
+ * There the core stamps the bio's per-I/O data itself with ktime_get_ns(),
+ * as upstream's dm-mpath does on those kernels, only for a selector that
+ * wants the time.
+ *
+ * The times passed to selectors keep DM_MPATH_TIME_MASK's bits on every
+ * kernel (ps_time_since() subtracts across their wrap).
+ */
+#ifdef BIO_ISSUE_TIME_MASK
+#define DM_MPATH_TIME_MASK	BIO_ISSUE_TIME_MASK
+#else
+#define DM_MPATH_TIME_MASK	GENMASK_ULL(50, 0)	/* 6.1's value */
+#endif
+
+#if IS_ENABLED(CONFIG_BLK_CGROUP) && defined(BIO_ISSUE_TIME_MASK)
+/* The block layer's stamp is used: nothing to keep per I/O. */
+struct mpath_start_stamp {
+};
+
+static __always_inline void mpath_stamp_start(struct mpath_start_stamp *s)
+{
+}
+
+static __always_inline u64 mpath_start_time(const struct mpath_start_stamp *s,
+					    struct bio *bio)
+{
+	return bio_issue_time(&bio->bi_issue);
+}
+#else
+struct mpath_start_stamp {
+	u64 ns;		/* ktime_get_ns() when sent, if the selector asked */
+};
+
+static __always_inline void mpath_stamp_start(struct mpath_start_stamp *s)
+{
+	s->ns = ktime_get_ns();
+}
+
+static __always_inline u64 mpath_start_time(const struct mpath_start_stamp *s,
+					    struct bio *bio)
+{
+	return s->ns & DM_MPATH_TIME_MASK;
+}
+#endif
+
+/* 6.12 moved the unaligned accessors out of asm/. */
+#if DM_MPATH_KERNEL_AT_LEAST(6, 12)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/* 6.5 renamed the reservation-conflict status (the value is unchanged). */
+#ifndef BLK_STS_RESV_CONFLICT
+#define BLK_STS_RESV_CONFLICT	BLK_STS_NEXUS
+#endif
+
+/* 6.16 renamed from_timer(); timer_delete*() exist on all three kernels. */
+#ifndef timer_container_of
+#define timer_container_of(var, callback_timer, timer_fieldname) \
+	from_timer(var, callback_timer, timer_fieldname)
+#endif
+
+/*
+ * A device path (/dev/sdb) to its dev_t, for messages naming a path:
+ * 6.1's dm_get_dev_t() returns 0 for none; its successor returns an error.
+ */
+#if !DM_MPATH_KERNEL_AT_LEAST(6, 9)
+static inline int dm_devt_from_path(const char *path, dev_t *devt)
+{
+	*devt = dm_get_dev_t(path);
+	return *devt ? 0 : -ENODEV;
+}
+#endif
+
+/* 6.16: blk_rq_map_kern() takes the queue from the request. */
+static inline int mpath_rq_map_kern(struct request *rq, void *buf,
+				    unsigned int len, gfp_t gfp)
+{
+#if DM_MPATH_KERNEL_AT_LEAST(6, 16)
+	return blk_rq_map_kern(rq, buf, len, gfp);
+#else
+	return blk_rq_map_kern(rq->q, rq, buf, len, gfp);
+#endif
+}
+
+/*
+ * A passthrough request's end_io, declared as DM_MPATH_RQ_END_IO(name)
+ * with the parameters rq and status: 7.x adds a completion batch, unused
+ * by a request that completes alone.
+ */
+#if DM_MPATH_KERNEL_AT_LEAST(6, 19)
+#define DM_MPATH_RQ_END_IO(fn)						\
+	enum rq_end_io_ret fn(struct request *rq, blk_status_t status,	\
+			      const struct io_comp_batch *iob)
+#else
+#define DM_MPATH_RQ_END_IO(fn)						\
+	enum rq_end_io_ret fn(struct request *rq, blk_status_t status)
+#endif
+
+/*
+ * The target's prepare_ioctl, declared as DM_MPATH_PREPARE_IOCTL(name)
+ * with the parameters ti and bdev: 6.16 adds the ioctl itself (cmd, arg)
+ * and *forward, which a target clears to answer the ioctl without a path;
+ * dm core sets it, so an ioctl for a path needs nothing from us.
+ */
+#if DM_MPATH_KERNEL_AT_LEAST(6, 16)
+#define DM_MPATH_PREPARE_IOCTL(fn)					\
+	int fn(struct dm_target *ti, struct block_device **bdev,	\
+	       unsigned int cmd, unsigned long arg, bool *forward)
+#else
+#define DM_MPATH_PREPARE_IOCTL(fn)					\
+	int fn(struct dm_target *ti, struct block_device **bdev)
+#endif
+
+#endif

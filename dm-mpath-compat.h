@@ -89,6 +89,15 @@ static __always_inline u64 mpath_start_time(const struct mpath_start_stamp *s,
 #include <asm/unaligned.h>
 #endif
 
+/*
+ * bio_integrity() and its payload: in a header of their own, which
+ * linux/bio.h stopped including after 6.12. (No __has_include: sparse
+ * does not know it.)
+ */
+#if DM_MPATH_KERNEL_AT_LEAST(6, 12)
+#include <linux/bio-integrity.h>
+#endif
+
 /* 6.5 renamed the reservation-conflict status (the value is unchanged). */
 #ifndef BLK_STS_RESV_CONFLICT
 #define BLK_STS_RESV_CONFLICT	BLK_STS_NEXUS

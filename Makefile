@@ -20,7 +20,9 @@ VERSION	:= 1.0.4
 
 # The kernel to build for.  Building and testing default to the kernel the
 # test guest boots; installing defaults to the running kernel.  KVER= on the
-# command line wins for both.
+# command line wins for both: e.g. make KVER=6.12.118+deb12-amd64 (Debian
+# 12's security suite, built here), make KVER=7.3.4+deb13-amd64 (trixie's
+# backports, built in the trixie root; see IN_ROOT below).
 ifneq ($(filter install uninstall,$(MAKECMDGOALS)),)
 KVER	?= $(shell uname -r)
 endif
@@ -46,16 +48,31 @@ MODULES	:= $(patsubst %.o,%.ko,$(filter %.o,$(OBJ_LINES)))
 
 all: modules
 
+# Debian 13's kernels (KVER ending in +deb13: trixie's 6.12, backports'
+# 7.x) build inside a trixie root, as a trixie admin's DKMS would: their
+# kbuild binaries need trixie's libc (scripts/build-in-root, which makes
+# and caches the root with scripts/trixie-root).  Bookworm's kernels,
+# bookworm-security's 6.12 among them, build here.
+IN_ROOT	:= $(if $(findstring +deb13,$(KVER)),$(SRCDIR)/scripts/build-in-root)
+
 # NO_DEPS=1: build only (make install, packaging), without installing the
 # test harness's dependencies.
 modules:
 	@$(if $(NO_DEPS),true,tests/vm/install-deps --if-missing)
+ifneq ($(IN_ROOT),)
+	$(IN_ROOT) $(KVER) modules $(KBUILD_ARGS)
+else
 	$(MAKE) -C $(KDIR) M=$(SRCDIR) $(addsuffix =m,$(KCONFIGS)) \
 		$(KBUILD_ARGS) modules
+endif
 
 # Test-only modules (e.g. the kernel-log judge self-test).
 test-modules:
+ifneq ($(IN_ROOT),)
+	$(IN_ROOT) $(KVER) test-modules $(KBUILD_ARGS)
+else
 	$(MAKE) -C $(KDIR) M=$(SRCDIR)/tests/modules $(KBUILD_ARGS) modules
+endif
 
 # The emulated CLARiiON (userspace, runs in the guest).
 emulator:

@@ -20,7 +20,9 @@
 #include <linux/bits.h>
 #include <linux/blk_types.h>
 #include <linux/blk-mq.h>
+#include <linux/blkdev.h>
 #include <linux/device-mapper.h>
+#include <linux/file.h>
 #include <linux/ktime.h>
 #include <linux/timer.h>
 #include <linux/version.h>
@@ -159,6 +161,49 @@ static inline int mpath_rq_map_kern(struct request *rq, void *buf,
 #else
 #define DM_MPATH_PREPARE_IOCTL(fn)					\
 	int fn(struct dm_target *ti, struct block_device **bdev)
+#endif
+
+/*
+ * A block device opened by its path, for reading and writing (the test
+ * modules' I/O): 6.1 hands out the block_device (blkdev_get_by_path() with
+ * fmode_t, blkdev_put()); since 6.9 an open block device is a file
+ * (bdev_file_open_by_path() with blk_mode_t, fput()).
+ */
+#if DM_MPATH_KERNEL_AT_LEAST(6, 9)
+struct mpath_bdev_handle {
+	struct file *file;
+	struct block_device *bdev;
+};
+
+static inline int mpath_bdev_open(struct mpath_bdev_handle *h, const char *path)
+{
+	h->file = bdev_file_open_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE,
+					 NULL, NULL);
+	if (IS_ERR(h->file))
+		return PTR_ERR(h->file);
+	h->bdev = file_bdev(h->file);
+	return 0;
+}
+
+static inline void mpath_bdev_close(struct mpath_bdev_handle *h)
+{
+	fput(h->file);
+}
+#else
+struct mpath_bdev_handle {
+	struct block_device *bdev;
+};
+
+static inline int mpath_bdev_open(struct mpath_bdev_handle *h, const char *path)
+{
+	h->bdev = blkdev_get_by_path(path, FMODE_READ | FMODE_WRITE, NULL);
+	return PTR_ERR_OR_ZERO(h->bdev);
+}
+
+static inline void mpath_bdev_close(struct mpath_bdev_handle *h)
+{
+	blkdev_put(h->bdev, FMODE_READ | FMODE_WRITE);
+}
 #endif
 
 #endif

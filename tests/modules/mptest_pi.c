@@ -27,6 +27,8 @@
 #include <linux/t10-pi.h>
 #include <linux/version.h>
 
+#include "dm-mpath-compat.h"
+
 #define PI_SECTORS_PER_BLOCK	8	/* 4 KiB of 512-byte sectors */
 
 static char *path;
@@ -88,15 +90,18 @@ static int __init mptest_pi_init(void)
 	unsigned int blk, failed = 0, data_bad = 0, pi_bad = 0;
 	bool write = !strcmp(op, "write");
 	struct page *data = NULL, *pi = NULL, *want = NULL, *want_pi = NULL;
+	struct mpath_bdev_handle dev;
 	struct block_device *bdev;
 	int r = -ENOMEM;
 
 	if (!path || (!write && strcmp(op, "read")))
 		return -EINVAL;
 
-	bdev = blkdev_get_by_path(path, FMODE_READ | FMODE_WRITE, NULL);
-	if (IS_ERR(bdev))
-		return PTR_ERR(bdev);
+	r = mpath_bdev_open(&dev, path);
+	if (r)
+		return r;
+	bdev = dev.bdev;
+	r = -ENOMEM;
 
 	/* dm core cannot clone a protected bio for a disk without a profile. */
 	if (!blk_get_integrity(bdev->bd_disk)) {
@@ -152,7 +157,7 @@ out:
 		__free_page(want);
 	if (want_pi)
 		__free_page(want_pi);
-	blkdev_put(bdev, FMODE_READ | FMODE_WRITE);
+	mpath_bdev_close(&dev);
 	return r;
 }
 

@@ -160,7 +160,7 @@ struct multipath {
 	struct hw_handler hw_handler;
 	unsigned int pg_init_retries;
 	unsigned int pg_init_delay_msecs;	/* or MPATH_PG_INIT_DELAY_UNSET */
-	bool retain_attached_hw_handler;	/* accepted, echoed */
+	bool retain_attached_hw_handler;	/* for the handler: hw_handler.retain_attached */
 	bool queue_mode_bio;			/* "queue_mode bio" given */
 	bool no_path_timeout_set;		/* the table's own bound... */
 	unsigned int no_path_timeout_secs;	/* ...in seconds, 0: none */
@@ -1025,6 +1025,26 @@ static void trigger_event(struct work_struct *work)
 	dm_table_event(m->ti->table);
 }
 
+unsigned int dm_path_pg_num(struct dm_path *path)
+{
+	return path_to_pgpath(path)->pg->pg_num;
+}
+EXPORT_SYMBOL_GPL(dm_path_pg_num);
+
+bool dm_pg_init_path_only(struct dm_path *path)
+{
+	struct multipath *m = path_to_pgpath(path)->pg->m;
+	unsigned long flags;
+	bool path_only;
+
+	spin_lock_irqsave(&m->lock, flags);
+	path_only = false;	/* (until the core starts such pg_inits) */
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return path_only;
+}
+EXPORT_SYMBOL_GPL(dm_pg_init_path_only);
+
 /*
  * Called by the hardware handler, once per pg_init, from any context
  * (often a request's end_io): must not sleep.
@@ -1408,7 +1428,11 @@ static int parse_hw_handler(struct dm_arg_set *as, struct multipath *m,
 	}
 
 	ti->error = "hardware handler constructor failed";
+	m->hw_handler.table_name = name;
+	m->hw_handler.retain_attached = m->retain_attached_hw_handler;
+	m->hw_handler.name = hwht->name;
 	r = hwht->ctr(&m->hw_handler, argc - 1, as->argv, &ti->error);
+	m->hw_handler.table_name = NULL;
 	if (r) {
 		dm_put_hw_handler(hwht);
 		return r;
@@ -1940,7 +1964,7 @@ static unsigned int emit_hw_handler(struct multipath *m, status_type_t type,
 
 	if (type == STATUSTYPE_TABLE)
 		plen = snprintf(prefix, sizeof(prefix), "%u %s ", words + 1,
-				hwh->type->name);
+				hwh->name);
 	else
 		plen = snprintf(prefix, sizeof(prefix), "%u ", words);
 	if (plen >= sizeof(prefix) || len + plen >= maxlen)

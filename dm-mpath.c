@@ -146,6 +146,8 @@ struct multipath {
 	bool pg_init_in_progress;	/* until dm_pg_init_complete() */
 	bool pg_init_delayed;		/* a retry waits for pg_init_retry */
 	bool pg_init_disabled;		/* suspended or dying: no new pg_init */
+	/* The pg_init under way is a reinstated path's own, in the PG in use. */
+	bool pg_init_reinstated;
 	unsigned int pg_init_count;	/* failed attempts on the current PG */
 	bool queue_if_no_path;
 	bool suspending;		/* presuspend .. resume */
@@ -398,6 +400,7 @@ static void __switch_pg(struct multipath *m, struct priority_group *pg)
 
 	/* A PG that needs initialising gets no I/O until that is done. */
 	m->pg_init_required = hwht && hwht->pg_init;
+	m->pg_init_reinstated = false;
 	m->pg_init_count = 0;
 	m->queue_io = m->pg_init_required;
 }
@@ -629,6 +632,34 @@ static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 	__queue_event(m);
 }
 
+/*
+ * A path back in the PG in use gets a pg_init of its own, through it, before
+ * it carries I/O, as Linux 6.1's reinstate_path activates it: e.g. a port of
+ * the owning SP that was down while the LUN moved there, which an attached
+ * scsi_dh still calls passive (it would reject every I/O, and the path
+ * would be failed and reinstated in a loop). I/O is held meanwhile, as for
+ * any pg_init. Not needed for the first path back after a total loss (the
+ * PG is initialised again anyway), nor while the PG's own pg_init is still
+ * to come or under way (queue_io).
+ */
+static void __pg_init_reinstated(struct multipath *m, struct pgpath *pgpath)
+{
+	struct hw_handler_type *hwht = m->hw_handler.type;
+
+	lockdep_assert_held(&m->lock);
+	if (!hwht || !hwht->pg_init || m->queue_io || m->pg_reinit_required ||
+	    pgpath->pg != m->current_pg)
+		return;
+
+	m->current_pgpath = pgpath;
+	m->pg_init_required = true;
+	m->pg_init_reinstated = true;
+	m->pg_init_count = 0;
+	m->queue_io = true;
+	__update_fast_path(m);
+	__kick(m);
+}
+
 static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 {
 	struct path_selector *ps = &pgpath->pg->ps;
@@ -656,6 +687,7 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 		m->current_pgpath = NULL;
 		__update_fast_path(m);
 	}
+	__pg_init_reinstated(m, pgpath);
 
 	if (m->queue_size)
 		__kick(m);
@@ -1038,7 +1070,7 @@ bool dm_pg_init_path_only(struct dm_path *path)
 	bool path_only;
 
 	spin_lock_irqsave(&m->lock, flags);
-	path_only = false;	/* (until the core starts such pg_inits) */
+	path_only = m->pg_init_in_progress && m->pg_init_reinstated;
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	return path_only;
@@ -1106,6 +1138,19 @@ void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags)
 	} else if (!err_flags && !retry && pgpath == m->current_pgpath) {
 		m->queue_io = false;
 		m->pg_init_count = 0;
+		/* A reinstated path's: the selector chooses afresh. */
+		if (m->pg_init_reinstated)
+			m->current_pgpath = NULL;
+		__update_fast_path(m);
+	} else if (m->pg_init_reinstated && !(err_flags & MP_BYPASS_PG) &&
+		   m->current_pg == pg) {
+		/*
+		 * Only the reinstated path failed (and is failed now): the
+		 * PG, initialised before, stays in use, as in Linux 6.1.
+		 */
+		m->queue_io = false;
+		m->pg_init_count = 0;
+		m->current_pgpath = NULL;
 		__update_fast_path(m);
 	} else {
 		/*
@@ -1124,6 +1169,8 @@ void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags)
 		m->queue_size = 0;
 	}
 
+	if (!m->pg_init_required)
+		m->pg_init_reinstated = false;
 	m->pg_init_in_progress = false;
 	__kick(m);
 	/* Under the lock: a waiter takes it before freeing m. */

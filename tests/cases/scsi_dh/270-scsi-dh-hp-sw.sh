@@ -8,7 +8,8 @@
 # With fio writing and verifying, PG1's path goes offline: the bio's path
 # error fails it, PG2's pg_init activates its path through scsi_dh_hp_sw
 # and I/O goes on there with no error.  Each pg_init is counted from the
-# handler's log line per activated path.
+# handler's log line per activated path.  A path reinstated into the PG in
+# use is activated before it carries I/O (6.1's reinstate_path).
 # timeout: 300
 source "${0%/*}/rc"
 
@@ -60,6 +61,22 @@ check_eq "A not activated: its PG is not in use" 0 "$(activations "$A")"
 check "switch_group 1" dmsetup message mphp 0 switch_group 1
 check "read through PG1" dd if=$MP of=/dev/null bs=4k count=1 iflag=direct status=none
 check_eq "PG1's pg_init activated A" 1 "$(activations "$A")"
+check_eq "both paths active" "A A" "$(path_state mphp "$A") $(path_state mphp "$B")"
+check "remove map" dm_remove mphp
+
+# ---- a path reinstated into the PG in use is activated -----------------------------
+check "create map: one PG, both paths" dm_create mphp \
+	"0 $SECTORS multipath 0 1 hp_sw 1 1 round-robin 0 2 1 $A 1 $B 1" || exit 1
+check "first read" dd if=$MP of=/dev/null bs=4k count=1 iflag=direct status=none
+check "fail_path B" dmsetup message mphp 0 fail_path "$B"
+check "read through A" dd if=$MP of=/dev/null bs=4k count=1 iflag=direct status=none
+kmsg_mark
+check "reinstate B" dmsetup message mphp 0 reinstate_path "$B"
+reads_b=$(path_reads "$b")
+check "reads" dd if=$MP of=/dev/null bs=4k count=16 iflag=direct status=none
+check_eq "B activated once, on its reinstatement" 1 "$(activations "$B")"
+check_eq "... and not A" 0 "$(activations "$A")"
+check "B carries reads again" test "$(path_reads "$b")" -gt "$reads_b"
 check_eq "both paths active" "A A" "$(path_state mphp "$A") $(path_state mphp "$B")"
 check "remove map" dm_remove mphp
 check "modules unload" mp_mods_unload

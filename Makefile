@@ -12,6 +12,7 @@ obj-$(CONFIG_DM_MULTIPATH)	+= dm-queue-length.o dm-service-time.o \
 				   dm-historical-service-time.o
 obj-$(CONFIG_DM_MULTIPATH_EMC)	+= dm-emc.o
 obj-$(CONFIG_DM_MULTIPATH_ALUA)	+= dm-alua.o
+obj-$(CONFIG_DM_MULTIPATH_SCSI_DH)	+= dm-scsi-dh.o
 
 ifeq ($(KERNELRELEASE),)
 

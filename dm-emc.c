@@ -9,6 +9,12 @@
  * ownership there: a "trespass", MODE SELECT(6) with the vendor page 0x22,
  * sent down one path of that group.
  *
+ * dm-emc asks before it trespasses, as scsi_dh_emc's activate does: the
+ * pg_init first reads the unit report (VPD 0xC0) through the path, and a
+ * port whose SP already owns the LUN gets no trespass (on a shared array
+ * every trespass moves the LUN for every host, and a table reload's first
+ * pg_init would otherwise trespass to the owner).
+ *
  * Table arguments:  0                       long trespass, ignore reservations
  *                   2 <short> <honor_rsv>   each 0 or 1
  *
@@ -76,6 +82,7 @@
 #define EMC_VPD_LEN		252
 #define EMC_VPD_LUN_STATE	4
 #define EMC_LUN_OWNED		2	/* ... owned by this port's SP */
+#define EMC_VPD_NDU		48	/* non-zero: microcode upgrade under way */
 
 /* Both writable at run time: a trespass picks up the values it starts with. */
 static unsigned int trespass_timeout = 30;
@@ -148,6 +155,9 @@ struct emc_trespass {
 	unsigned int max_attempts;
 	unsigned int timeout;		/* jiffies */
 	bool short_trespass;
+	bool honor_rsv;			/* (for the log line) */
+	bool bypassed;			/* (for the log line) */
+	bool asking;			/* the unit report (VPD 0xC0) is out */
 
 	/* filled in by end_io */
 	int result;
@@ -157,6 +167,7 @@ struct emc_trespass {
 
 	unsigned int param_len;
 	u8 param[EMC_PARAM_MAX];	/* MODE SELECT(6) parameter list */
+	u8 vpd[EMC_VPD_LEN];		/* the unit report read back */
 };
 
 /* 4-byte mode parameter header (all zero for MODE SELECT) + page 0x22. */
@@ -203,7 +214,10 @@ static DM_MPATH_RQ_END_IO(emc_end_io)
 	return RQ_END_IO_FREE;
 }
 
-/* Send the trespass down its path; process context. */
+/*
+ * Send the unit report INQUIRY (t->asking) or the trespass down its path;
+ * process context.
+ */
 static int emc_submit(struct emc_trespass *t)
 {
 	struct request_queue *q = bdev_get_queue(t->path->dev->bdev);
@@ -212,12 +226,16 @@ static int emc_submit(struct emc_trespass *t)
 	int r;
 
 	/* Fail fast: a broken path should be failed, not retried by SCSI. */
-	rq = scsi_alloc_request(q, REQ_OP_DRV_OUT | REQ_FAILFAST_DEV |
-				REQ_FAILFAST_TRANSPORT | REQ_FAILFAST_DRIVER, 0);
+	rq = scsi_alloc_request(q, (t->asking ? REQ_OP_DRV_IN : REQ_OP_DRV_OUT) |
+				REQ_FAILFAST_DEV | REQ_FAILFAST_TRANSPORT |
+				REQ_FAILFAST_DRIVER, 0);
 	if (IS_ERR(rq))
 		return PTR_ERR(rq);
 
-	r = mpath_rq_map_kern(rq, t->param, t->param_len, GFP_NOIO);
+	if (t->asking)
+		r = mpath_rq_map_kern(rq, t->vpd, EMC_VPD_LEN, GFP_NOIO);
+	else
+		r = mpath_rq_map_kern(rq, t->param, t->param_len, GFP_NOIO);
 	if (r) {
 		blk_mq_free_request(rq);
 		return r;
@@ -225,14 +243,24 @@ static int emc_submit(struct emc_trespass *t)
 
 	scmd = blk_mq_rq_to_pdu(rq);
 	memset(scmd->cmnd, 0, sizeof(scmd->cmnd));
-	scmd->cmnd[0] = MODE_SELECT;
-	scmd->cmnd[1] = EMC_MODE_SELECT_PF;
-	scmd->cmnd[4] = t->param_len;
-	scmd->cmd_len = COMMAND_SIZE(MODE_SELECT);
+	if (t->asking) {
+		scmd->cmnd[0] = INQUIRY;
+		scmd->cmnd[1] = 0x01;	/* EVPD */
+		scmd->cmnd[2] = EMC_VPD_UNIT_REPORT;
+		scmd->cmnd[4] = EMC_VPD_LEN;
+		scmd->cmd_len = COMMAND_SIZE(INQUIRY);
+		scmd->allowed = 0;
+	} else {
+		scmd->cmnd[0] = MODE_SELECT;
+		scmd->cmnd[1] = EMC_MODE_SELECT_PF;
+		scmd->cmnd[4] = t->param_len;
+		scmd->cmd_len = COMMAND_SIZE(MODE_SELECT);
+		/* Bounded; the midlayer never retries a passthrough CHECK CONDITION. */
+		scmd->allowed = t->max_attempts - 1;
+		t->attempts++;
+	}
 	/* Allocation leaves the reused pdu's last result: decode only ours. */
 	scmd->result = 0;
-	/* Bounded; the midlayer never retries a passthrough CHECK CONDITION. */
-	scmd->allowed = t->max_attempts - 1;
 
 	/* We log each outcome ourselves. */
 	rq->rq_flags |= RQF_QUIET;
@@ -240,7 +268,6 @@ static int emc_submit(struct emc_trespass *t)
 	rq->end_io = emc_end_io;
 	rq->end_io_data = t;
 
-	t->attempts++;
 	blk_execute_rq_nowait(rq, true);
 
 	return 0;
@@ -428,8 +455,9 @@ static unsigned int emc_dh_activate(struct dm_path *path)
  * every path that has it attached and calls its port passive although the
  * port's SP now owns the LUN. The trespass path's outcome decides the
  * pg_init; the others only log (their I/O would fail their path, as it
- * would on any broken path). Paths already failed are skipped: they get a
- * pg_init of their own if they come back and are chosen.
+ * would on any broken path). Paths already failed are skipped: one that
+ * comes back into the PG in use gets a pg_init of its own (the core's
+ * reinstate), which activates it.
  */
 static unsigned int emc_dh_sync(struct emc_trespass *t)
 {
@@ -460,12 +488,85 @@ static unsigned int emc_dh_sync(struct emc_trespass *t)
 	return 0;
 }
 
+#define EMC_TRESPASS	(~1U)
+
+/*
+ * The unit report's answer: 0 (this port's SP owns the LUN: no trespass),
+ * EMC_TRESPASS, MP_BYPASS_PG during a microcode upgrade, or MP_FAIL_PATH
+ * when the port did not answer (a trespass
+ * would not get through either). Any other failure, e.g. an array that
+ * does not know the page, leaves the decision to the trespass itself.
+ */
+static unsigned int emc_decode_ask(struct emc_trespass *t)
+{
+	struct dm_path *path = t->path;
+	u8 host = host_byte(t->result);
+
+	if (!t->result && !t->status) {
+		/* As scsi_dh_emc: busy, not broken; let the other SP try. */
+		if (t->vpd[1] == EMC_VPD_UNIT_REPORT && t->vpd[EMC_VPD_NDU]) {
+			DMWARN_LIMIT("%s (%pg): array busy (microcode upgrade, unit report): bypassing group",
+				     path->dev->name, path->dev->bdev);
+			return MP_BYPASS_PG;
+		}
+		if (t->vpd[1] == EMC_VPD_UNIT_REPORT &&
+		    t->vpd[EMC_VPD_LUN_STATE] == EMC_LUN_OWNED) {
+			DMINFO_LIMIT("%s (%pg): this port's SP owns the LUN already: no trespass",
+				     path->dev->name, path->dev->bdev);
+			return 0;
+		}
+		return EMC_TRESPASS;
+	}
+
+	if (host != DID_OK) {
+		DMWARN_LIMIT("%s (%pg): unit report %s (result 0x%x, errno %d): failing path",
+			     path->dev->name, path->dev->bdev,
+			     host == DID_TIME_OUT ? "timed out" : "failed",
+			     t->result, blk_status_to_errno(t->status));
+		return MP_FAIL_PATH;
+	}
+
+	DMINFO_LIMIT("%s (%pg): no unit report (result 0x%x): trespassing",
+		     path->dev->name, path->dev->bdev, t->result);
+	return EMC_TRESPASS;
+}
+
+/* Send the trespass; false (and the path to be failed) if it cannot go. */
+static bool emc_start_trespass(struct emc_trespass *t)
+{
+	struct dm_path *path = t->path;
+	int r;
+
+	t->asking = false;
+	DMINFO_LIMIT("%s (%pg): sending %s trespass (%s reservations)%s",
+		     path->dev->name, path->dev->bdev,
+		     t->short_trespass ? "short" : "long",
+		     t->honor_rsv ? "honoring" : "ignoring",
+		     t->bypassed ? " to a bypassed group" : "");
+	r = emc_submit(t);
+	if (r)
+		DMWARN_LIMIT("%s (%pg): could not send trespass (%d), failing path",
+			     path->dev->name, path->dev->bdev, r);
+
+	return !r;
+}
+
 static void emc_trespass_work(struct work_struct *work)
 {
 	struct emc_trespass *t = container_of(work, struct emc_trespass, work);
 	struct dm_path *path = t->path;
 	unsigned int flags;
 	int r;
+
+	if (t->asking) {
+		flags = emc_decode_ask(t);
+		if (flags == EMC_TRESPASS) {
+			if (emc_start_trespass(t))
+				return;
+			flags = MP_FAIL_PATH;
+		}
+		goto done;
+	}
 
 	flags = emc_decode(t);
 	if (flags == EMC_RESEND) {
@@ -477,6 +578,7 @@ static void emc_trespass_work(struct work_struct *work)
 		flags = MP_FAIL_PATH;
 	}
 
+done:
 	if (!flags)
 		flags = emc_dh_sync(t);
 
@@ -513,18 +615,19 @@ static void emc_pg_init(struct hw_handler *hwh, unsigned int bypassed,
 	t->short_trespass = h->short_trespass;
 	t->max_attempts = READ_ONCE(trespass_retries) + 1;
 	t->timeout = READ_ONCE(trespass_timeout) * HZ;
+	t->honor_rsv = h->honor_rsv;
+	t->bypassed = bypassed;
 	t->param_len = emc_build_param(t->param, h->short_trespass,
 				       h->honor_rsv);
 
-	DMINFO_LIMIT("%s (%pg): sending %s trespass (%s reservations)%s",
+	/* Ask first: the trespass goes only to an SP that does not own it. */
+	DMINFO_LIMIT("%s (%pg): reading the unit report (VPD 0xc0)%s",
 		     path->dev->name, path->dev->bdev,
-		     h->short_trespass ? "short" : "long",
-		     h->honor_rsv ? "honoring" : "ignoring",
-		     bypassed ? " to a bypassed group" : "");
-
+		     bypassed ? " of a bypassed group" : "");
+	t->asking = true;
 	r = emc_submit(t);
 	if (r) {
-		DMWARN_LIMIT("%s (%pg): could not send trespass (%d), failing path",
+		DMWARN_LIMIT("%s (%pg): could not ask for the unit report (%d), failing path",
 			     path->dev->name, path->dev->bdev, r);
 		kfree(t);
 		dm_pg_init_complete(path, MP_FAIL_PATH);

@@ -5,11 +5,17 @@
  *
  * Handler modules register a hw_handler_type under a unique name; a table
  * names its handler and dm_get_hw_handler() finds it, loading "dm-<name>"
- * on demand (see dm-mpath-registry.c).
+ * on demand (see dm-mpath-registry.c). A name with no module of ours goes
+ * to the bridge to the kernel's SCSI device handlers (dm-scsi-dh.c), as
+ * does a name the admin lists in scsi_dh_handlers: that is how the kernel's
+ * scsi_dh_emc or scsi_dh_alua is chosen over our dm-emc or dm-alua.
  */
 
 #include <linux/bio.h>
+#include <linux/moduleparam.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include "dm-hw-handler.h"
 #include "dm-mpath-compat.h"
@@ -21,9 +27,46 @@ static struct dm_mpath_registry handlers = {
 	.kind = "hardware handler",
 };
 
+static char scsi_dh_handlers[64];
+module_param_string(scsi_dh_handlers, scsi_dh_handlers,
+		    sizeof(scsi_dh_handlers), 0644);
+MODULE_PARM_DESC(scsi_dh_handlers,
+		 "Handler names served by the kernel's scsi_dh even where a module of ours has the name, comma-separated (e.g. \"emc,alua\"; default none)");
+
+/* Did the admin ask for the kernel's scsi_dh under this name? */
+static bool admin_wants_scsi_dh(const char *name)
+{
+	char *list, *word, *rest;
+	bool found = false;
+
+	/* A copy: sysfs may rewrite the parameter meanwhile. */
+	kernel_param_lock(THIS_MODULE);
+	list = kstrdup(scsi_dh_handlers, GFP_KERNEL);
+	kernel_param_unlock(THIS_MODULE);
+	if (!list)
+		return false;
+
+	rest = strim(list);
+	while (!found && (word = strsep(&rest, ",\n ")))
+		found = *word && !strcmp(word, name);
+	kfree(list);
+
+	return found;
+}
+
 struct hw_handler_type *dm_get_hw_handler(const char *name)
 {
-	return dm_mpath_registry_get(&handlers, name);
+	struct hw_handler_type *hwht = NULL;
+
+	if (!name || !*name)
+		return NULL;
+
+	if (!admin_wants_scsi_dh(name))
+		hwht = dm_mpath_registry_get(&handlers, name);
+	if (!hwht)
+		hwht = dm_mpath_registry_get(&handlers, DM_SCSI_DH_HANDLER);
+
+	return hwht;
 }
 EXPORT_SYMBOL_GPL(dm_get_hw_handler);
 

@@ -38,6 +38,20 @@ struct hw_handler_type;
 struct hw_handler {
 	struct hw_handler_type *type;
 	void *context;
+
+	/*
+	 * Set by the core before ctr. table_name: the name the table gave
+	 * (type->name, unless the bridge to the kernel's scsi_dh serves it;
+	 * valid during ctr only). retain_attached: the map's
+	 * retain_attached_hw_handler feature.
+	 */
+	const char *table_name;
+	bool retain_attached;
+	/*
+	 * The name TABLE shows: type->name, unless ctr or add_path (table
+	 * load only) point it at a name of the handler's own.
+	 */
+	const char *name;
 };
 
 struct hw_handler_type {
@@ -134,9 +148,29 @@ static void __exit hwh_exit_##__hwh(void)				\
 }									\
 module_exit(hwh_exit_##__hwh)
 
-/* Look up (autoloading "dm-<name>") and take a reference; NULL if none. */
+/*
+ * Look up (autoloading "dm-<name>") and take a reference. A name with no
+ * handler module of ours, or one the admin listed in dm_multipath's
+ * scsi_dh_handlers parameter, gets the bridge to the kernel's SCSI device
+ * handlers instead (dm-scsi-dh, registered as DM_SCSI_DH_HANDLER), whose
+ * ctr refuses a name that no scsi_dh module provides. NULL if none.
+ */
+#define DM_SCSI_DH_HANDLER	"scsi_dh"
 struct hw_handler_type *dm_get_hw_handler(const char *name);
 void dm_put_hw_handler(struct hw_handler_type *hwht);
+
+/*
+ * The PG (1-based, in table order) that holds path: fixed once the table
+ * is loaded, so a pg_init may ask without locks (not from add_path).
+ */
+unsigned int dm_path_pg_num(struct dm_path *path);
+
+/*
+ * From a pg_init, before it completes: is it the path's own (the path was
+ * reinstated into the PG in use: only it needs activating), rather than
+ * the PG's (every path of the PG does)?
+ */
+bool dm_pg_init_path_only(struct dm_path *path);
 
 /* Default err decode for SCSI paths, for handlers to fall back on. */
 unsigned int dm_scsi_err_handler(struct hw_handler *hwh, struct dm_path *path,

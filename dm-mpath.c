@@ -169,6 +169,8 @@ struct multipath {
 	bool pg_init_in_progress;	/* until dm_pg_init_complete() */
 	bool pg_init_delayed;		/* a retry waits for pg_init_retry */
 	bool pg_init_disabled;		/* suspended or dying: no new pg_init */
+	/* The pg_init under way is a reinstated path's own, in the PG in use. */
+	bool pg_init_reinstated;
 	unsigned int pg_init_count;	/* failed attempts on the current PG */
 	bool queue_if_no_path;
 	bool suspending;		/* presuspend .. resume */
@@ -189,7 +191,7 @@ struct multipath {
 	struct hw_handler hw_handler;
 	unsigned int pg_init_retries;
 	unsigned int pg_init_delay_msecs;	/* or MPATH_PG_INIT_DELAY_UNSET */
-	bool retain_attached_hw_handler;	/* accepted, echoed */
+	bool retain_attached_hw_handler;	/* for the handler: hw_handler.retain_attached */
 	bool queue_mode_bio;			/* "queue_mode bio" given */
 	bool no_path_timeout_set;		/* the table's own bound... */
 	unsigned int no_path_timeout_secs;	/* ...in seconds, 0: none */
@@ -494,6 +496,7 @@ static void __switch_pg(struct multipath *m, struct priority_group *pg)
 
 	/* A PG that needs initialising gets no I/O until that is done. */
 	m->pg_init_required = hwht && hwht->pg_init;
+	m->pg_init_reinstated = false;
 	m->pg_init_count = 0;
 	m->queue_io = m->pg_init_required;
 }
@@ -726,6 +729,34 @@ static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 	__queue_event(m);
 }
 
+/*
+ * A path back in the PG in use gets a pg_init of its own, through it, before
+ * it carries I/O, as Linux 6.1's reinstate_path activates it: e.g. a port of
+ * the owning SP that was down while the LUN moved there, which an attached
+ * scsi_dh still calls passive (it would reject every I/O, and the path
+ * would be failed and reinstated in a loop). I/O is held meanwhile, as for
+ * any pg_init. Not needed for the first path back after a total loss (the
+ * PG is initialised again anyway), nor while the PG's own pg_init is still
+ * to come or under way (queue_io).
+ */
+static void __pg_init_reinstated(struct multipath *m, struct pgpath *pgpath)
+{
+	struct hw_handler_type *hwht = m->hw_handler.type;
+
+	lockdep_assert_held(&m->lock);
+	if (!hwht || !hwht->pg_init || m->queue_io || m->pg_reinit_required ||
+	    pgpath->pg != m->current_pg)
+		return;
+
+	m->current_pgpath = pgpath;
+	m->pg_init_required = true;
+	m->pg_init_reinstated = true;
+	m->pg_init_count = 0;
+	m->queue_io = true;
+	__update_fast_path(m);
+	__kick(m);
+}
+
 static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 {
 	struct path_selector *ps = &pgpath->pg->ps;
@@ -753,6 +784,7 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 		m->current_pgpath = NULL;
 		__update_fast_path(m);
 	}
+	__pg_init_reinstated(m, pgpath);
 
 	if (m->queue_size)
 		__kick(m);
@@ -1131,6 +1163,26 @@ static void trigger_event(struct work_struct *work)
 	dm_table_event(m->ti->table);
 }
 
+unsigned int dm_path_pg_num(struct dm_path *path)
+{
+	return path_to_pgpath(path)->pg->pg_num;
+}
+EXPORT_SYMBOL_GPL(dm_path_pg_num);
+
+bool dm_pg_init_path_only(struct dm_path *path)
+{
+	struct multipath *m = path_to_pgpath(path)->pg->m;
+	unsigned long flags;
+	bool path_only;
+
+	spin_lock_irqsave(&m->lock, flags);
+	path_only = m->pg_init_in_progress && m->pg_init_reinstated;
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return path_only;
+}
+EXPORT_SYMBOL_GPL(dm_pg_init_path_only);
+
 /*
  * Called by the hardware handler, once per pg_init, from any context
  * (often a request's end_io): must not sleep.
@@ -1190,6 +1242,19 @@ void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags)
 		m->pg_init_count = 0;
 		/* Initialised: as in Linux 6.1, no longer a last resort. */
 		pg->bypassed = false;
+		/* A reinstated path's: the selector chooses afresh. */
+		if (m->pg_init_reinstated)
+			m->current_pgpath = NULL;
+		__update_fast_path(m);
+	} else if (m->pg_init_reinstated && !(err_flags & MP_BYPASS_PG) &&
+		   m->current_pg == pg) {
+		/*
+		 * Only the reinstated path failed (and is failed now): the
+		 * PG, initialised before, stays in use, as in Linux 6.1.
+		 */
+		m->queue_io = false;
+		m->pg_init_count = 0;
+		m->current_pgpath = NULL;
 		__update_fast_path(m);
 	} else {
 		/*
@@ -1202,6 +1267,8 @@ void dm_pg_init_complete(struct dm_path *path, unsigned int err_flags)
 		__update_fast_path(m);
 	}
 
+	if (!m->pg_init_required)
+		m->pg_init_reinstated = false;
 	m->pg_init_in_progress = false;
 	__kick(m);
 	/* Under the lock: a waiter takes it before freeing m. */
@@ -1519,7 +1586,11 @@ static int parse_hw_handler(struct dm_arg_set *as, struct multipath *m,
 	}
 
 	ti->error = "hardware handler constructor failed";
+	m->hw_handler.table_name = name;
+	m->hw_handler.retain_attached = m->retain_attached_hw_handler;
+	m->hw_handler.name = hwht->name;
 	r = hwht->ctr(&m->hw_handler, argc - 1, as->argv, &ti->error);
+	m->hw_handler.table_name = NULL;
 	if (r) {
 		dm_put_hw_handler(hwht);
 		return r;
@@ -2066,7 +2137,7 @@ static unsigned int emit_hw_handler(struct multipath *m, status_type_t type,
 
 	if (type == STATUSTYPE_TABLE)
 		plen = snprintf(prefix, sizeof(prefix), "%u %s ", words + 1,
-				hwh->type->name);
+				hwh->name);
 	else
 		plen = snprintf(prefix, sizeof(prefix), "%u ", words);
 	if (plen >= sizeof(prefix))

@@ -10,7 +10,7 @@
 # Built modules: *.ko at the root, test-only ones under tests/modules*/.
 : "${KO_DIR:=$REPO}"
 export DM_DISABLE_UDEV=1
-MP_MODULES=(dm_emc dm_alua dm_round_robin dm_queue_length dm_service_time
+MP_MODULES=(dm_emc dm_alua dm_scsi_dh dm_round_robin dm_queue_length dm_service_time
 	dm_historical_service_time dm_multipath)
 
 # ---- TAP ----------------------------------------------------------------

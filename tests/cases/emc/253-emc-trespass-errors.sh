@@ -96,8 +96,9 @@ t0=$SECONDS
 check "read completes after B0's trespass timed out" rd
 dt=$((SECONDS - t0))
 k=$(kmsg_since)
-check_match "B0: kernel log says the trespass timed out" \
-	"multipath emc: ${N[B0]} \($(name B0)\): trespass timed out .*: failing path" "$k"
+# (dm-emc asks first: the unit report INQUIRY is the command that times out)
+check_match "B0: kernel log says the unit report timed out" \
+	"multipath emc: ${N[B0]} \($(name B0)\): unit report timed out .*: failing path" "$k"
 check_eq "B0 failed" F "$(path_state mpemc "${N[B0]}")"
 check_eq "B1 active" A "$(path_state mpemc "${N[B1]}")"
 check_eq "B1's trespass succeeded" 1 "$(cl_counter B1 trespass_ok)"

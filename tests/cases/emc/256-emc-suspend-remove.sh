@@ -45,6 +45,7 @@ diag "suspend with a trespass held 3 s by the array took $dt ms"
 
 # the same with a noflush suspend (what a table reload by multipathd does)
 cl_reset
+cl_ctl owner B >/dev/null	# (A0's SP must not own it: no trespass then)
 cl_ctl delay-trespass 3000 >/dev/null
 cl_ctl reset-counters >/dev/null
 check "switch_group 2 (A0)" dmsetup message mpemc 0 switch_group 2
@@ -70,11 +71,11 @@ check "B0 holds its commands" cl_ctl fail B0 noresp
 kmsg_mark
 rd &
 rpid=$!
-check "trespass sent on B0" wait_until 30 logged "${N[B0]} .*sending long trespass"
+check "pg_init on B0 asks for the unit report" wait_until 30 logged "${N[B0]} .*reading the unit report"
 t0=$(ms_now)
 check "dmsetup suspend returns" timeout 90 dmsetup suspend mpemc
 dt=$(($(ms_now) - t0))
-check_match "B0's trespass timed out" "${N[B0]} \(.*\): trespass timed out" "$(kmsg_since)"
+check_match "B0's unit report timed out" "${N[B0]} \(.*\): unit report timed out" "$(kmsg_since)"
 check "dmsetup resume" dmsetup resume mpemc
 check "the read completes (through A0)" wait_until 60 nothing $rpid
 wait $rpid

@@ -40,7 +40,6 @@
 #include "dm-mpath-uevent.h"
 
 #define DM_MSG_PREFIX "multipath"
-#define DM_MPATH_VERSION "1.14.0"
 
 /*
  * Locking: m->lock protects the map's state (see struct multipath). A
@@ -2361,4 +2360,4 @@ module_exit(dm_multipath_exit);
 
 MODULE_DESCRIPTION(DM_NAME " multipath target");
 MODULE_LICENSE("GPL");
-MODULE_VERSION(DM_MPATH_VERSION);
+MODULE_VERSION(DM_MPATH_RELEASE);

@@ -582,7 +582,7 @@ static void no_path_timeout(struct timer_list *t)
 
 	spin_lock_irqsave(&m->lock, flags);
 	if (__queueing_with_no_path(m)) {
-		DMWARN("%s: no path for %lu s: queueing bound reached, failing %u queued I/O",
+		DMWARN("queue_if_no_path timeout on %s, failing queued IO (no path %lu s, %u I/O)",
 		       dm_table_device_name(m->ti->table),
 		       (jiffies - m->no_path_since) / HZ, m->queue_size);
 		__set_queue_if_no_path(m, false);
@@ -599,7 +599,7 @@ static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 	if (!pgpath->path.is_active)
 		return;
 
-	DMWARN("%s: failing path %s",
+	DMWARN("%s: Failing path %s.",
 	       dm_table_device_name(m->ti->table), pgpath->path.dev->name);
 
 	pgpath->pg->ps.type->fail_path(&pgpath->pg->ps, &pgpath->path);
@@ -641,7 +641,7 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 	if (r)
 		return r;
 
-	DMINFO("%s: reinstating path %s",
+	DMWARN("%s: Reinstating path %s.",
 	       dm_table_device_name(m->ti->table), pgpath->path.dev->name);
 
 	pgpath->path.is_active = 1;

@@ -14,16 +14,19 @@
 # installed and loaded on 6.1, carrying a map.  Before the fence, DKMS
 # compiled this tree for 6.12, failed, and the kernel's postinst failed
 # with it (dkms exit 11, the kernel left unconfigured).
-# Where the host has the 6.12 kernel installed already (dpkg's database is
-# the host's), dpkg -i reinstalls it: the same postinst runs.
 # Under emulation, unpacking the kernel's 22,000 files and indexing its
-# 5,000 modules took more than 25 minutes; so dpkg leaves out the payload
-# no hook reads (--path-exclude: the modules under kernel/, the header
-# files but include/generated/utsrelease.h), and the initramfs is made with
-# MODULES=list (initramfs-tools' own setting).  The packages, their
-# maintainer scripts and hooks, vmlinuz, System.map, config and the
-# headers' build link and include/ directory (what the hooks test) are
-# installed as on any machine.
+# 5,000 modules takes more than 25 minutes, so: where the kernel is not
+# installed yet, dpkg -i leaves out the payload no hook reads
+# (--path-exclude: the modules under kernel/, the header files but
+# include/generated/utsrelease.h); where the host has it installed already
+# (dpkg's database is the host's: a reinstall would replace and index all
+# of it), the kernel packages' own postinst scripts are run as dpkg
+# --configure runs them, over a module directory without the modules (as
+# rc's small_module_tree does for 6.1).  Either way the packages'
+# maintainer scripts, the hooks, vmlinuz, System.map, config and the
+# headers' build link and include/ (what the hooks test) are the real
+# ones; the initramfs is made with MODULES=list (initramfs-tools' own
+# setting).
 # Not on the debug kernel: it has no distro module tree or headers package.
 # requires: distro-kernel
 # timeout: 1500
@@ -59,21 +62,38 @@ modules_are_dkms_copies
 # ---- the other kernel beside it --------------------------------------------
 before=$(dpkg-query -W -f='${Status}' "linux-image-$K2" 2>/dev/null)
 diag "linux-image-$K2 before: ${before:-not installed}"
-if [ "$before" != "install ok installed" ]; then
-	on_exit "dpkg --purge linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-image-$K2 linux-headers-$K2 linux-headers-${K2%-amd64}-common linux-kbuild-${K2%-amd64}"
-fi
 rm -f "/boot/initrd.img-$K2"
 t1=$SECONDS
-out=$(dpkg --path-exclude="/lib/modules/$K2/kernel/*" \
-	--path-exclude="/usr/src/linux-headers-${K2%-amd64}*/*" \
-	--path-include="/usr/src/linux-headers-$K2/include/generated/utsrelease.h" \
-	-i "$KERNEL_DEBS"/*.deb 2>&1)
-rc=$?
-diag "dpkg -i the kernel's image and headers: $((SECONDS - t1)) s"
-printf '%s\n' "$out" | grep -E 'dkms|dm-mpath|update-initramfs|run-parts|error' | sed 's/^/#   /'
-check_eq "dpkg -i linux-image-6.12-amd64 linux-headers-6.12-amd64 (and deps): exit 0" 0 "$rc" ||
+if [ "$before" != "install ok installed" ]; then
+	on_exit "dpkg --purge linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-image-$K2 linux-headers-$K2 linux-headers-${K2%-amd64}-common linux-kbuild-${K2%-amd64}"
+	out=$(dpkg --path-exclude="/lib/modules/$K2/kernel/*" \
+		--path-exclude="/usr/src/linux-headers-${K2%-amd64}*/*" \
+		--path-include="/usr/src/linux-headers-$K2/include/generated/utsrelease.h" \
+		-i "$KERNEL_DEBS"/*.deb 2>&1)
+	rc=$?
+	what="dpkg -i linux-image-6.12-amd64 linux-headers-6.12-amd64 (and deps)"
+else
+	k2lib=/lib/modules/$K2 k2small=/tmp/701-lib.$$
+	on_exit "mountpoint -q $k2lib && umount $k2lib; rm -rf $k2small"
+	mkdir -p "$k2small"
+	cp "$k2lib"/modules.order "$k2lib"/modules.builtin* "$k2small/"
+	ln -s "/usr/src/linux-headers-$K2" "$k2small/build"
+	mount --bind "$k2small" "$k2lib"
+	out="" rc=0
+	for p in "linux-image-$K2" "linux-headers-$K2"; do
+		out+=$(DPKG_MAINTSCRIPT_PACKAGE=$p DPKG_MAINTSCRIPT_NAME=postinst \
+			"/var/lib/dpkg/info/$p.postinst" configure 2>&1)$'\n'
+		rc=$((rc + $?))
+	done
+	what="the postinst (configure) of linux-image-$K2 and linux-headers-$K2"
+fi
+diag "$what: $((SECONDS - t1)) s"
+printf '%s\n' "$out" | grep -E 'dkms|dm-mpath|update-initramfs|run-parts|rror' | sed 's/^/#   /'
+check_eq "$what: exit 0" 0 "$rc" ||
 	printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
-for p in "linux-image-$K2" "linux-headers-$K2" linux-image-6.12-amd64 linux-headers-6.12-amd64; do
+pkgs=("linux-image-$K2" "linux-headers-$K2")
+[ "$before" = "install ok installed" ] || pkgs+=(linux-image-6.12-amd64 linux-headers-6.12-amd64)
+for p in "${pkgs[@]}"; do
 	check_eq "$p is configured" "install ok installed" \
 		"$(dpkg-query -W -f='${Status}' "$p" 2>&1)"
 done

@@ -97,9 +97,10 @@ for p in "${pkgs[@]}"; do
 	check_eq "$p is configured" "install ok installed" \
 		"$(dpkg-query -W -f='${Status}' "$p" 2>&1)"
 done
-check_match "our kernel hook passed over $K2" "dm-mpath-dkms: not built for kernel $K2" "$out"
+K2_RE=$(sed 's/[.+]/\\&/g' <<<"$K2")	# 6.12.118+deb12-amd64 as a regex
+check_match "our kernel hook passed over $K2" "dm-mpath-dkms: not built for kernel $K2_RE" "$out"
 check "the initramfs hook, after ours, made /boot/initrd.img-$K2" test -s "/boot/initrd.img-$K2"
-check_eq "dkms status -k $K2: nothing of ours" "" "$(dkms status "$NAME" -k "$K2" 2>&1)"
+check_eq "dkms status: no line of ours for $K2" "" "$(dkms status "$NAME" 2>&1 | grep -F "$K2")"
 check_fail "no module of ours under /lib/modules/$K2" \
 	ls "/lib/modules/$K2/updates/dkms/dm-multipath.ko" "/lib/modules/$K2/updates/dkms/dm-multipath.ko.xz"
 dkms build "$NAME/$VER" -k "$K2" >/dev/null 2>&1

@@ -16,8 +16,13 @@ obj-$(CONFIG_DM_MULTIPATH_SCSI_DH)	+= dm-scsi-dh.o
 
 ifeq ($(KERNELRELEASE),)
 
-# The package version (dkms.conf, make deb and CHANGELOG.md read it here).
-VERSION	:= 1.0.4
+THIS_MAKEFILE := $(abspath $(firstword $(MAKEFILE_LIST)))
+SRCDIR	:= $(patsubst %/,%,$(dir $(THIS_MAKEFILE)))
+
+# The release version, every module's MODULE_VERSION: dm-mpath-release.h
+# holds it; dkms.conf and debian/changelog repeat it (packaging/check-versions).
+VERSION	:= $(shell sed -n 's/^\#define DM_MPATH_RELEASE[[:space:]]*"\(.*\)"$$/\1/p' \
+	$(SRCDIR)/dm-mpath-release.h)
 
 # The kernel to build for.  Building and testing default to the kernel the
 # test guest boots; installing defaults to the running kernel.  KVER= on the
@@ -29,15 +34,13 @@ KVER	?= $(shell uname -r)
 endif
 KVER	?= 6.1.0-57-amd64
 KDIR	?= /lib/modules/$(KVER)/build
-SRCDIR	:= $(CURDIR)
 # Extra kbuild flags, e.g. make W=1 or make C=1
 KBUILD_ARGS := $(if $(W),W=$(W)) $(if $(C),C=$(C))
 
 # The modules and their config symbols, read from the obj- lines of the
 # Kbuild fragment above (continuation lines joined): adding an obj- line is
-# all it takes for the build, make install, dkms.conf and the Debian package
-# to carry a new module.
-THIS_MAKEFILE := $(abspath $(firstword $(MAKEFILE_LIST)))
+# all it takes for the build, make install and the Debian package to carry a
+# new module; dkms.conf lists them too (packaging/check-versions compares).
 OBJ_LINES := $(shell sed -e ':a' -e '/\\$$/N' -e 's/\\\n//' -e 'ta' \
 	$(THIS_MAKEFILE) | sed -n 's/^obj-\$$(\(CONFIG_[A-Za-z0-9_]*\))[[:space:]]*+=/\1/p')
 KCONFIGS := $(sort $(filter CONFIG_%,$(OBJ_LINES)))
@@ -45,8 +48,9 @@ MODULES	:= $(patsubst %.o,%.ko,$(filter %.o,$(OBJ_LINES)))
 
 .PHONY: all modules test-modules emulator fuzzer deps check demo soak bench \
 	check-debug clean-modules clean install uninstall deb \
-	print-version print-modules print-kconfig print-dkms dkms-prebuild
+	print-version print-modules print-kconfig dkms-prebuild
 
+# make: build the modules for KVER, nothing else.
 all: modules
 
 # Debian 13's kernels (KVER ending in +deb13: trixie's 6.12, backports'
@@ -56,10 +60,7 @@ all: modules
 # bookworm-security's 6.12 among them, build here.
 IN_ROOT	:= $(if $(findstring +deb13,$(KVER)),$(SRCDIR)/scripts/build-in-root)
 
-# NO_DEPS=1: build only (make install, packaging), without installing the
-# test harness's dependencies.
 modules:
-	@$(if $(NO_DEPS),true,tests/vm/install-deps --if-missing)
 ifneq ($(IN_ROOT),)
 	$(IN_ROOT) $(KVER) modules $(KBUILD_ARGS)
 else
@@ -85,26 +86,30 @@ emulator:
 fuzzer:
 	@$(MAKE) -s -C tests/fuzz
 
+# The test harness's dependencies (apt; only what is missing).  The targets
+# that boot a guest call it first; the build alone never does.
 deps:
-	@tests/vm/install-deps
+	@test -x tests/vm/install-deps || { echo "make deps: no tests/vm/install-deps \
+here: the test suite is in the source repository, not in this copy" >&2; exit 1; }
+	@tests/vm/install-deps --if-missing
 
 # The test suite: every scenario (or T="NNN ...") in one booted guest.
-# The install family's DKMS scenario (700) needs the tree DKMS built here,
-# natively (.build/dkms, rebuilt when a source changed): for a whole run,
-# or when T selects it.
-DKMS_PREBUILD := $(if $(T),$(filter install 7 70 700%,$(T)),all)
-check: modules test-modules emulator fuzzer $(if $(DKMS_PREBUILD),dkms-prebuild)
+# The install family's scenarios need the tree DKMS built here, natively
+# (.build/dkms, rebuilt when a source changed), and the Debian package
+# (.build/deb): for a whole run, or when T selects them.
+INSTALL_FAMILY := $(if $(T),$(filter install 7 70 700% 701% 702%,$(T)),all)
+check: deps modules test-modules emulator fuzzer $(if $(INSTALL_FAMILY),dkms-prebuild deb)
 	@FULL=$(FULL) tests/vm/run-suite $(if $(T),--only "$(T)")
 
 dkms-prebuild:
 	@packaging/dkms-prebuild $(SRCDIR)/.build/dkms $(KVER)
 
 # The main job: a multipath map surviving path failures, in a guest.
-demo: modules
+demo: deps modules
 	@tests/vm/run-suite --demo
 
 # Benchmarks against the distro's dm-multipath (QUICK=1: a short smoke run).
-bench: modules
+bench: deps modules
 	@bench/run-bench $(if $(QUICK),--quick)
 
 # Fault-injection soak under verified I/O (DURATION=20m; KERNEL=debug: on
@@ -113,7 +118,7 @@ ifeq ($(KERNEL),debug)
 soak:
 	@debug/check-debug --soak $(or $(DURATION),5m)
 else
-soak: modules test-modules emulator fuzzer
+soak: deps modules test-modules emulator fuzzer
 	@tests/soak/run-soak $(if $(DURATION),--duration $(DURATION))
 endif
 
@@ -135,7 +140,7 @@ for $(KVER) at $(KDIR): install linux-headers-$(KVER), or give KVER= \
 DKMS has installed dm-mpath for $(KVER) ($(DKMSDIR)): remove that first \
 (dkms remove dm-mpath/<version> -k $(KVER)), one copy at a time" >&2; \
 		exit 1; fi
-	$(MAKE) NO_DEPS=1 KVER=$(KVER) KDIR=$(KDIR) modules
+	$(MAKE) KVER=$(KVER) KDIR=$(KDIR) modules
 	@for m in $(MODULES); do \
 		v=$$(modinfo -F vermagic $$m | cut -d' ' -f1); \
 		[ "$$v" = "$(KVER)" ] || { echo "make install: $$m was built \
@@ -159,20 +164,18 @@ uninstall:
 		echo "make uninstall: $$m is still loaded (modprobe -r it)"; \
 	done
 
-# A Debian package that installs the source under /usr/src and has DKMS
-# build it for every kernel with headers (and each new one): .build/deb/.
+# The Debian source and binary packages (debian/, dpkg-buildpackage -us
+# -uc, lintian): .build/deb/.
 deb:
-	@packaging/mkdeb $(VERSION) $(SRCDIR)/.build/deb
+	@packaging/build-deb $(SRCDIR)/.build/deb
 
-# For dkms.conf and packaging/mkdeb (make -s print-...); print-dkms is all
-# three in one call (DKMS reads dkms.conf several times per command).
+# For the scenarios and packaging/check-versions (make -s print-...).
 print-version:
 	@echo $(VERSION)
 print-modules:
 	@echo $(MODULES:.ko=)
 print-kconfig:
 	@echo $(addsuffix =m,$(KCONFIGS))
-print-dkms: print-version print-kconfig print-modules
 
 # The kernel modules' build products only (tests/static-checks rebuilds
 # with each gate's flags; .build/ holds other runs' results and caches).

@@ -1132,4 +1132,4 @@ module_hw_handler_with_wq(alua_hwh, alua_wq, "kmpath_aluad");
 
 MODULE_DESCRIPTION(DM_NAME " multipath hardware handler for SCSI ALUA");
 MODULE_LICENSE("GPL");
-MODULE_VERSION("1.0.0");
+MODULE_VERSION(DM_MPATH_RELEASE);

@@ -797,4 +797,4 @@ module_hw_handler_with_wq(emc_hwh, emc_wq, "kmpath_emcd");
 
 MODULE_DESCRIPTION(DM_NAME " multipath hardware handler for EMC CLARiiON AX/CX");
 MODULE_LICENSE("GPL");
-MODULE_VERSION("1.1.0");
+MODULE_VERSION(DM_MPATH_RELEASE);

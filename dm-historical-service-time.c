@@ -53,7 +53,7 @@
 
 #define DM_MSG_PREFIX "multipath"
 
-#define HST_VERSION		"1.0.0"
+#define HST_VERSION		DM_MPATH_RELEASE
 #define HST_REPEAT_COUNT	1
 
 /* Averages are fixed point, nanoseconds << HST_SHIFT. */

@@ -41,7 +41,6 @@
 #include "dm-mpath-compat.h"
 
 #define DM_MSG_PREFIX "multipath"
-#define DM_MPATH_VERSION "1.14.0"
 
 /*
  * Locking: m->lock protects the map's state (see struct multipath). A
@@ -683,7 +682,7 @@ static void no_path_timeout(struct timer_list *t)
 
 	spin_lock_irqsave(&m->lock, flags);
 	if (__queueing_with_no_path(m)) {
-		DMWARN("%s: no path for %lu s: queueing bound reached, failing %u queued I/O",
+		DMWARN("queue_if_no_path timeout on %s, failing queued IO (no path %lu s, %u I/O)",
 		       dm_table_device_name(m->ti->table),
 		       (jiffies - m->no_path_since) / HZ, m->queue_size);
 		__set_queue_if_no_path(m, false);
@@ -700,7 +699,7 @@ static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 	if (!pgpath->path.is_active)
 		return;
 
-	DMWARN("%s: failing path %s",
+	DMWARN("%s: Failing path %s.",
 	       dm_table_device_name(m->ti->table), pgpath->path.dev->name);
 
 	pgpath->pg->ps.type->fail_path(&pgpath->pg->ps, &pgpath->path);
@@ -770,7 +769,7 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 	if (r)
 		return r;
 
-	DMINFO("%s: reinstating path %s",
+	DMWARN("%s: Reinstating path %s.",
 	       dm_table_device_name(m->ti->table), pgpath->path.dev->name);
 
 	pgpath->path.is_active = 1;
@@ -2582,4 +2581,4 @@ module_exit(dm_multipath_exit);
 
 MODULE_DESCRIPTION(DM_NAME " multipath target");
 MODULE_LICENSE("GPL");
-MODULE_VERSION(DM_MPATH_VERSION);
+MODULE_VERSION(DM_MPATH_RELEASE);

@@ -10,6 +10,8 @@
 
 #include <linux/device-mapper.h>
 
+#include "dm-mpath-release.h"
+
 /*
  * Called "struct path" in the original design; renamed because the VFS
  * already owns that name (<linux/path.h>).

@@ -24,7 +24,7 @@
 
 #define DM_MSG_PREFIX "multipath"
 
-#define QL_VERSION	"1.0.0"
+#define QL_VERSION	DM_MPATH_RELEASE
 #define QL_REPEAT_COUNT	1	/* the only repeat_count that has an effect */
 
 struct ql_path {

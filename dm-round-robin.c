@@ -19,7 +19,7 @@
 
 #define DM_MSG_PREFIX "multipath"
 
-#define RR_VERSION	"1.0.0"
+#define RR_VERSION	DM_MPATH_RELEASE
 #define RR_REPEAT_COUNT	1000	/* default I/Os per path before moving on */
 
 struct rr_path {

@@ -94,7 +94,7 @@ cut_one_by_one() {
 	check "the last path carries the I/O" wait_until 10 io_above "${N[3]}" $((b + 50))
 	log=$(kmsg_since)
 	for i in 0 1 2; do
-		check_match "kernel log: our target failed ${N[i]}" "failing path ${P[i]}([^0-9]|$)" "$log"
+		check_match "kernel log: our target failed ${N[i]}" "Failing path ${P[i]}\\." "$log"
 	done
 	cut_log_check "$log"
 

@@ -243,5 +243,5 @@ iscsi_verdict() {
 	check_eq "$ISCSI after the run: all ${#ISCSI_NUMS[@]} paths active ($st)" "${#ISCSI_NUMS[@]}" "$n"
 	check_eq "$ISCSI after the run: no bio queued" 0 "$(queue_size "$ISCSI")"
 	check_eq "the queueing bound ($ISCSI_BOUND s) never failed I/O (kernel log)" "" \
-		"$(kmsg_since | grep 'queueing bound reached')"
+		"$(kmsg_since | grep 'queue_if_no_path timeout on')"
 }

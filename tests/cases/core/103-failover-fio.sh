@@ -49,7 +49,7 @@ check_eq "no I/O completes on the failed paths" "0 0 0" "${IO[0]} ${IO[1]} ${IO[
 check "the last path carries the I/O" test "${IO[3]}" -gt 10
 log=$(kmsg_since)
 for i in 0 1 2; do
-	check_match "kernel log names failed path ${N[$i]}" "failing path ${P[$i]}([^0-9]|$)" "$log"
+	check_match "kernel log names failed path ${N[$i]}" "Failing path ${P[$i]}\\." "$log"
 done
 
 diag "step 4: bring them back"

@@ -54,7 +54,7 @@ check "... not before the bound" test "$el" -ge $((BOUND - 1))
 check_eq "every writer got an error" "1 1 1 1 " "$(writers_exits)"
 check_match "with EIO" "Input/output error" "$(cat /tmp/dd.0.err)"
 check_match "the kernel log says the bound was reached" \
-	"multipath: [0-9]+:[0-9]+: no path for [0-9]+ s: queueing bound reached, failing [0-9]+ queued I/O" "$(kmsg_since)"
+	"multipath: queue_if_no_path timeout on [0-9]+:[0-9]+, failing queued IO \(no path [0-9]+ s, [0-9]+ I/O\)" "$(kmsg_since)"
 check "... event number moved on" test "$(dmsetup info -c --noheadings -o events mpb)" -gt "$event0"
 check_match "queue_if_no_path is off in TABLE (the bound stays)" \
 	"^0 $SECTORS multipath 2 queue_if_no_path_timeout_secs $BOUND 0 " "$(dmsetup table mpb)"
@@ -95,7 +95,7 @@ check "queued" wait_until 30 queue_size_is mpb 4
 check_match "INFO shows the module parameter's bound" "^0 $SECTORS multipath 4 4 no_path [0-9]+ 5 0 " "$(dmsetup status mpb)"
 check "the writers are released by the bound" wait_until 30 writers_all_done
 check_eq "every writer got an error" "1 1 1 1 " "$(writers_exits)"
-check_match "the kernel log says so" "queueing bound reached" "$(kmsg_since)"
+check_match "the kernel log says so" "queue_if_no_path timeout on" "$(kmsg_since)"
 check "module parameter back to 0" sh -c "echo 0 >$PARAM"
 dm_remove mpb
 

@@ -41,8 +41,8 @@ diag "the held read ended $(secs_since "$t") s after both paths failed (bound $B
 check "... with an error (dd exit status not 0)" test "$rc" -ne 0
 k=$(kmsg_since)
 check_match "kernel log: our target failed it at the bound" \
-	"multipath: [0-9:]+: no path for [0-9]+ s: queueing bound reached, failing [0-9]+ queued I/O" "$k"
-secs=$(sed -n 's/.*no path for \([0-9]*\) s: queueing bound reached.*/\1/p' <<<"$k" | head -n1)
+	"multipath: queue_if_no_path timeout on [0-9:]+, failing queued IO \(no path [0-9]+ s, [0-9]+ I/O\)" "$k"
+secs=$(sed -n 's/.*queue_if_no_path timeout on .*(no path \([0-9]*\) s, .*/\1/p' <<<"$k" | head -n1)
 check "... after at least the bound ($secs s >= $BOUND s)" test "${secs:-0}" -ge "$BOUND"
 check_eq "nothing left queued" 0 "$(queue_size mpq)"
 check "restore p0" san_ctl restore p0

@@ -52,8 +52,8 @@ is_active() { [ "$(path_state mpta "$A")" = A ]; }
 check "multipathd reinstates $NA (kernel: active)" wait_until 30 is_active
 check "multipathd: $NA active and ready" wait_until 30 dm_chk_is "active ready"
 log=$(kmsg_since)
-check_match "kernel log: $A failed" "failing path $A([^0-9]|\$)" "$log"
-check_match "kernel log: $A reinstated" "reinstating path $A([^0-9]|\$)" "$log"
+check_match "kernel log: $A failed" "Failing path $A\\." "$log"
+check_match "kernel log: $A reinstated" "Reinstating path $A\\." "$log"
 check_match "multipathd log: $NA ($A) reinstated" "($NA|$A): reinstated" "$(grep reinstated "$MPD_LOG")"
 check "fio still running after the reinstatement" running
 before=$(io_of "$NA")

@@ -28,6 +28,13 @@ BENCH_REPS=$(_bench_arg reps)
 BENCH_REPS=${BENCH_REPS:-3}
 BENCH_ONLY=$(_bench_arg only) # comma-separated impls, empty = all
 BENCH_WORKLOADS=$(_bench_arg workloads | tr , ' ')
+# bench_param NAME DEFAULT: a scenario's own knob, mpbench.NAME=v1,v2 on the
+# kernel command line (run-bench --param NAME=v1,v2), as words.
+bench_param() {
+	local v
+	v=$(_bench_arg "$1" | tr , ' ')
+	echo "${v:-$2}"
+}
 KVER=$(uname -r)
 DISTRO_MD=/lib/modules/$KVER/kernel/drivers/md
 
@@ -96,6 +103,8 @@ idle_ns() {
 #   ours-r1     the same with repeat_count 1 (switch path on every bio)
 #   distro-bio  Debian's dm-multipath 1.14, "queue_mode bio"
 #   distro-rq   Debian's dm-multipath 1.14, its request-based default
+#   ours-ql/-st/-hst, distro-ql/-st (bio), distro-rq-ql/-rq-st: the
+#               load-aware selectors (impl_table)
 # Both multipath modules register "multipath", so which one is loaded is a
 # state (mods_use) and each implementation needs one of them.
 impl_mods() {
@@ -174,6 +183,10 @@ impl_table() {
 	distro-ql) echo "0 $size multipath 2 queue_mode bio 0 1 1 queue-length 0 $n 1$paths" ;;
 	ours-st) echo "0 $size multipath 0 0 1 1 service-time 0 $n 2$paths" ;;
 	distro-st) echo "0 $size multipath 2 queue_mode bio 0 1 1 service-time 0 $n 2$paths" ;;
+	# The distro's request-based default with the same selectors (the
+	# table multipath-tools writes for it).
+	distro-rq-ql) echo "0 $size multipath 0 0 1 1 queue-length 0 $n 1$paths" ;;
+	distro-rq-st) echo "0 $size multipath 0 0 1 1 service-time 0 $n 2$paths" ;;
 	ours-hst) echo "0 $size multipath 0 0 1 1 historical-service-time 0 $n 1$paths" ;;
 	*) return 1 ;;
 	esac

@@ -502,13 +502,15 @@ static unsigned int emc_decode_ask(struct emc_trespass *t)
 	struct dm_path *path = t->path;
 	u8 host = host_byte(t->result);
 
+	/* As scsi_dh_emc: busy, not broken; let the other SP try. */
+	if (!t->result && !t->status && t->vpd[1] == EMC_VPD_UNIT_REPORT &&
+	    t->vpd[EMC_VPD_NDU]) {
+		DMWARN_LIMIT("%s (%pg): array busy (microcode upgrade, VPD 0xc0): bypassing group",
+			     path->dev->name, path->dev->bdev);
+		return MP_BYPASS_PG;
+	}
+
 	if (!t->result && !t->status) {
-		/* As scsi_dh_emc: busy, not broken; let the other SP try. */
-		if (t->vpd[1] == EMC_VPD_UNIT_REPORT && t->vpd[EMC_VPD_NDU]) {
-			DMWARN_LIMIT("%s (%pg): array busy (microcode upgrade, unit report): bypassing group",
-				     path->dev->name, path->dev->bdev);
-			return MP_BYPASS_PG;
-		}
 		if (t->vpd[1] == EMC_VPD_UNIT_REPORT &&
 		    t->vpd[EMC_VPD_LUN_STATE] == EMC_LUN_OWNED) {
 			DMINFO_LIMIT("%s (%pg): this port's SP owns the LUN already: no trespass",

@@ -75,7 +75,7 @@ busy_case() {
 
 # dm-emc reads the unit report first, as scsi_dh_emc does: its NDU byte
 # says busy before any trespass is sent.
-busy_case "NDU" A0 B0 "ndu on" "ndu off" "microcode upgrade" "unit report"
+busy_case "NDU" A0 B0 "ndu on" "ndu off" "microcode upgrade" "VPD 0xc0"
 busy_case "array copy" B0 A0 "reject-trespass on 05 04 00" "reject-trespass off" "array copy" "05/04/00"
 
 # Every group busy: the core retries the bypassed groups, blaming the paths.

@@ -19,6 +19,7 @@
 # Not on the debug kernel: it has no distro module tree or headers package.
 # requires: distro-kernel
 # timeout: 900
+# tier: full (CI time: about 9 min of guest time; 700 covers the DKMS install, use and removal by default)
 source "${0%/*}/rc"
 source "$REPO/tests/lio/lib.sh"
 

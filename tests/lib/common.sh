@@ -127,6 +127,10 @@ kmsg_check_expected() {
 	_KMSG_EXP_SEQ=() _KMSG_EXP_DESC=() _KMSG_EXP_RE=()
 }
 
+# MPATH_RELEASE: the release version every module of ours carries as its
+# MODULE_VERSION (dm-mpath-release.h); the distro's modules carry none.
+MPATH_RELEASE=$(sed -n 's/^#define DM_MPATH_RELEASE[[:space:]]*"\(.*\)"/\1/p' "$REPO/dm-mpath-release.h")
+
 # ---- scsi_debug paths -----------------------------------------------------
 # sdebug_up N [modparam=value ...]: N hosts, one shared store and one WWID,
 # i.e. N paths to one LUN. Sets SD_DEVS (/dev/sdX) and SD_NAMES (sdX).

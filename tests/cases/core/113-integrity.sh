@@ -55,28 +55,27 @@ check_match "the module's verdicts are logged" \
 	"$(kmsg_since)"
 
 diag "failover under I/O with submitter PI"
-e0=$(errs_of "$A")
-pi_load op=read count=$NBLK seed=1 &
-pid=$!
-sleep 0.5
-check "offline path A under reads with PI" path_offline "${SD_NAMES[0]}"
-wait $pid
-check_eq "every read with PI returned its data and PI (retried ones too)" 0 $?
-errs=$(($(errs_of "$A") - e0))
-diag "bios failed on path A and retried on B: $errs"
-check "reads failed on path A (so were retried)" test "$errs" -gt 0
-check "path A back" path_running "${SD_NAMES[0]}"
-check "reinstate path A" dmsetup message mpi 0 reinstate_path "$A"
-e0=$(errs_of "$B")
-pi_load op=write count=$NBLK seed=3 &
-pid=$!
-sleep 0.5
-check "offline path B under writes with PI" path_offline "${SD_NAMES[1]}"
-wait $pid
-check_eq "every write with PI succeeded (retried ones too)" 0 $?
-check "writes failed on path B (so were retried)" test $(($(errs_of "$B") - e0)) -gt 0
-check "path B back" path_running "${SD_NAMES[1]}"
-check "reinstate path B" dmsetup message mpi 0 reinstate_path "$B"
+# pi_failover OP SEED I DEV: the module's OP pass (seed SEED) while path I
+# (DEVNUMS[I], DEV) goes offline under it: the whole pass succeeds, bios
+# failed on that path (so were retried on the other), then the path is back.
+pi_failover() {
+	local op=$1 seed=$2 i=$3 dev=$4 e0 pid rc
+	e0=$(errs_of "$dev")
+	pi_load op="$op" count=$NBLK seed="$seed" &
+	pid=$!
+	sleep 0.5
+	check "offline path $dev under ${op}s with PI" path_offline "${SD_NAMES[i]}"
+	wait $pid
+	rc=$?
+	check_eq "every $op with PI succeeded, data and PI (retried ones too)" 0 $rc
+	e0=$(($(errs_of "$dev") - e0))
+	diag "bios failed on path $dev and retried on the other: $e0"
+	check "${op}s failed on path $dev (so were retried)" test "$e0" -gt 0
+	check "path $dev back" path_running "${SD_NAMES[i]}"
+	check "reinstate path $dev" dmsetup message mpi 0 reinstate_path "$dev"
+}
+pi_failover read 1 0 "$A"
+pi_failover write 3 1 "$B"
 check "all read back with their PI" pi_load op=read count=$NBLK seed=3
 
 diag "fio (PI generated at the paths) across a failover"

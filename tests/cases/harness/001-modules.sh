@@ -18,7 +18,7 @@ check_match "multipath target version is v1.14.0" '^multipath +v1\.14\.0$' \
 	"$(dmsetup targets | grep '^multipath ')"
 # The distro's module reports the same target version; only ours carries a
 # MODULE_VERSION (the kernel shows it in sysfs).
-check_eq "the loaded dm_multipath is ours (MODULE_VERSION 1.14.0)" "1.14.0" \
+check_eq "the loaded dm_multipath is ours (MODULE_VERSION $MPATH_RELEASE)" "$MPATH_RELEASE" \
 	"$(cat /sys/module/dm_multipath/version 2>&1)"
 check "modprobe dm-round-robin" modprobe dm-round-robin
 check "modprobe dm-emc" modprobe dm-emc

@@ -22,7 +22,7 @@ diag "table multipathd loaded with no configuration: $T"
 check_match "table: '1 alua' chosen for the TPGS LUN" "^0 [0-9]+ multipath [0-9]+ .*1 alua " "$T"
 check_match "table: two PGs (failover), service-time 0 in each" \
 	"1 alua 2 1 service-time 0 1 2 ($A|$B) [0-9]+ [0-9]+ service-time 0 1 2 ($A|$B) [0-9]+ [0-9]+ \$" "$T"
-check_eq "our service-time (MODULE_VERSION) and alua (no distro module of that name) are loaded" "1.0.0 yes" \
+check_eq "our service-time (MODULE_VERSION) and alua (no distro module of that name) are loaded" "$MPATH_RELEASE yes" \
 	"$(cat /sys/module/dm_service_time/version 2>&1) $(test -d /sys/module/dm_alua/holders && echo yes)"
 mpd_diag_topology "$M"
 check_eq "multipathd: both paths active and ready" \

@@ -50,7 +50,7 @@ check "I/O goes on through B" wait_until 60 eval '[ "$(path_writes "$b")" -gt $(
 fio_wait_verified
 check_eq "PG2's pg_init activated B once" 1 "$(activations "$B")"
 k=$(kmsg_since)
-check_match "kernel log: the map failed A" "multipath: .*failing path $A" "$k"
+check_match "kernel log: the map failed A" "multipath: .*Failing path $A\\." "$k"
 
 # ---- A back: reinstated into a PG not in use, then switched to -------------------
 kmsg_mark

@@ -24,7 +24,7 @@ for sel in queue-length service-time historical-service-time; do
 	check "$sel: $mod was autoloaded" loaded "$mod"
 	check_eq "$sel: the loaded module is the file modinfo points at (srcversion)" \
 		"$(modinfo -F srcversion "$(modinfo -n "dm-$sel")")" "$(cat "/sys/module/$mod/srcversion")"
-	check_eq "$sel: MODULE_VERSION in sysfs" 1.0.0 "$(cat "/sys/module/$mod/version")"
+	check_eq "$sel: MODULE_VERSION in sysfs (the release)" "$MPATH_RELEASE" "$(cat "/sys/module/$mod/version")"
 	check_eq "$sel: one reference per PG using it" 2 "$(refcnt "$mod")"
 	check "$sel: a second map" dm_create mpm2 "0 $S multipath 0 0 1 1 $sel 0 1 0 $A"
 	check_eq "$sel: three references" 3 "$(refcnt "$mod")"

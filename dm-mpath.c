@@ -638,6 +638,7 @@ static bool __queueing_with_no_path(struct multipath *m)
  */
 static void __start_no_path_timer(struct multipath *m)
 {
+	/* Both sources are within 0..MPATH_NO_PATH_TIMEOUT_MAX (ctr, param set). */
 	unsigned long secs = no_path_timeout_secs(m);
 
 	lockdep_assert_held(&m->lock);
@@ -647,7 +648,6 @@ static void __start_no_path_timer(struct multipath *m)
 
 	if (!m->no_path_since)
 		m->no_path_since = jiffies ? jiffies : 1;
-	secs = min_t(unsigned long, secs, MPATH_NO_PATH_TIMEOUT_MAX);
 	if (secs)
 		mod_timer(&m->no_path_timer, m->no_path_since + secs * HZ);
 }

@@ -65,4 +65,32 @@ fuzz_begin() {
 	on_exit fuzz_nullb_down
 	on_exit mp_mods_unload
 	on_exit "dmsetup remove $3"
+	fuzz_no_autoload
+}
+
+# fuzz_no_autoload: the kernel's request_module() pointed at nothing until
+# the scenario ends. Generated words name absent devices and unknown
+# selectors and handlers on purpose, and some of them resolve: "100" in a
+# device slot is name_to_dev_t's hex form of 1:0, whose block-major-1 alias
+# loads brd, after which /dev/ram0 exists and the table is valid; a later
+# scenario then finds brd loaded (nvme-up refuses somebody else's). The
+# oracle judges against the scenario's own devices and modules, so nothing
+# may be loaded behind its back; and every absent name would cost a
+# modprobe run (~1.3 s in this guest). A scenario loads what it uses with
+# modprobe (userspace, unaffected), then marks the set (fuzz_modules_mark).
+fuzz_no_autoload() {
+	local old
+	old=$(cat /proc/sys/kernel/modprobe)
+	on_exit "echo $old >/proc/sys/kernel/modprobe"
+	echo /nonexistent/modprobe >/proc/sys/kernel/modprobe
+}
+fuzz_modules_mark() { sed 's/ .*//' /proc/modules | sort >/tmp/fuzz.mods.before; }
+
+# fuzz_no_module_loaded: the check that no module was loaded since
+# fuzz_modules_mark.
+fuzz_no_module_loaded() {
+	local new
+	new=$(sed 's/ .*//' /proc/modules | sort | comm -13 /tmp/fuzz.mods.before -)
+	new=$(echo $new)
+	check_eq "no module loaded behind the scenario's back${new:+ ($new)}" "" "$new"
 }

@@ -23,6 +23,7 @@ fuzz_begin tables 64 fzx || exit 1
 for m in dm-emc dm-queue-length dm-service-time dm-historical-service-time; do
 	mp_mods_load && modprobe "$m" || { tap_fail "modules load ($m)"; exit 1; }
 done
+fuzz_modules_mark
 check "path devices signed" "$FUZZ" sign "${NB_DEVS[@]}" || exit 1
 
 # Objects in use in the slab caches a table load allocates from (kmalloc,
@@ -38,16 +39,11 @@ slab() {
 }
 slab >/tmp/slab.before
 
-# Unknown selector/handler names and absent devices make the kernel run
-# modprobe (request_module, block-major-M-m): ~1.3 s each in this guest.
-# Point it at nothing for the bulk run; the parser's answers are the same.
-old_modprobe=$(cat /proc/sys/kernel/modprobe)
-on_exit "echo $old_modprobe >/proc/sys/kernel/modprobe"
-echo /nonexistent/modprobe >/proc/sys/kernel/modprobe
+# The kernel's modprobe points at nothing (fuzz_begin: fuzz_no_autoload)
+# for the bulk run and the dmsetup sample alike.
 t0=$SECONDS
 "$FUZZ" tables --seed "$SEED" --cases "$N" "${NB_DEVS[@]}" >/tmp/fuzz.out 2>&1
 rc=$?
-echo "$old_modprobe" >/proc/sys/kernel/modprobe
 diag "dm-fuzz ran $((SECONDS - t0)) s"
 grep -A 4 '^FAIL' /tmp/fuzz.out | head -n 80 | sed 's/^/# /'
 sum=$(grep '^dm-fuzz tables: [0-9]' /tmp/fuzz.out)
@@ -109,6 +105,7 @@ while IFS=$'\t' read -r k verdict canon table; do
 done </tmp/fuzz.emit
 check_eq "dmsetup agrees with the oracle on $ok of 24 sample tables" 24 "$ok"
 
+fuzz_no_module_loaded
 check_eq "no device-mapper device left" "No devices found" "$(dmsetup ls 2>&1)"
 check "the path devices are free (null_blk unloads)" fuzz_nullb_down
 check "dm-multipath, its selectors and dm-emc unload" mp_mods_unload

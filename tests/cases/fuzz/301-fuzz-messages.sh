@@ -21,6 +21,7 @@ source "${0%/*}/rc"
 N=$(fuzz_count messages "$(per_kernel 8000 2000)")
 fuzz_begin messages 8 dmfuzz-m || exit 1
 mp_mods_load || { tap_fail "modules load"; exit 1; }
+fuzz_modules_mark
 check "path devices signed" "$FUZZ" sign "${NB_DEVS[@]}" || exit 1
 
 t0=$SECONDS
@@ -100,6 +101,7 @@ if check "dmsetup create: a queue_if_no_path map" dm_create dmfuzz-d "0 2048 mul
 	dm_remove dmfuzz-d
 fi
 
+fuzz_no_module_loaded
 check_eq "no device-mapper device left" "No devices found" "$(dmsetup ls 2>&1)"
 check "the path devices are free (null_blk unloads)" fuzz_nullb_down
 check "dm-multipath and dm-round-robin unload" mp_mods_unload

@@ -12,6 +12,10 @@
 # and every move (tests/lib/mpd-array.sh); 664 runs the same on the
 # distro's dm-multipath (the oracle), 665 with scsi_dh_rdac attached only
 # at table load.
+# Full tier for its time (5-6 min of guest time on a loaded host); the
+# default run covers dm-scsi-dh in 270 (dm-scsi-dh over scsi_debug, hp_sw) and multipathd
+# on the emulated array in 660 (the CLARiiON).
+# tier: full
 # timeout: 420
 source "${0%/*}/rc"
 CL_SCSI_DH=${CL_SCSI_DH-rdac}

@@ -13,6 +13,10 @@
 # once; the data verifies (tests/lib/mpd-array.sh). 667 runs the same on
 # the distro's dm-multipath (the oracle), 668 with scsi_dh_hp_sw attached
 # only at table load.
+# Full tier for its time (5-6 min of guest time on a loaded host); the
+# default run covers dm-scsi-dh in 270 (dm-scsi-dh over scsi_debug, hp_sw) and multipathd
+# on the emulated array in 660 (the CLARiiON).
+# tier: full
 # timeout: 420
 source "${0%/*}/rc"
 CL_SCSI_DH=${CL_SCSI_DH-hp_sw}

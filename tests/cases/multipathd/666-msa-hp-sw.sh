@@ -14,8 +14,8 @@
 # the distro's dm-multipath (the oracle), 668 with scsi_dh_hp_sw attached
 # only at table load.
 # Full tier for its time (5-6 min of guest time on a loaded host); the
-# default run covers dm-scsi-dh in 270 (dm-scsi-dh over scsi_debug, hp_sw) and multipathd
-# on the emulated array in 660 (the CLARiiON).
+# default run covers dm-scsi-dh in 270 (hp_sw over scsi_debug) and
+# multipathd on the emulated array in 660 (the CLARiiON).
 # tier: full
 # timeout: 420
 source "${0%/*}/rc"

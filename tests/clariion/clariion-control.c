@@ -133,6 +133,7 @@ static void show_status(const struct emu *e, struct out *o)
 	char name[8];
 	int i;
 
+	outf(o, "personality=%s\n", emu_personality_name(e));
 	outf(o, "owner=%c\n", e->owner ? 'B' : 'A');
 	outf(o, "default_owner=%c\n", e->default_owner ? 'B' : 'A');
 	emu_port_name(e, e->reserved_by, name, sizeof(name));

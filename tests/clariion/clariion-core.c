@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SCSI behaviour of an emulated EMC CLARiiON LUN behind two storage
- * processors in "PNR" (Linux failover) mode.  See
- * /work/shared/notes/clariion-and-tcmu.md for the array facts this follows.
+ * SCSI behaviour of an emulated LUN behind two controllers: what every
+ * personality shares (data, ownership, reservations, media commands, mode
+ * pages 0x08/0x0A) and the EMC CLARiiON in "PNR" (Linux failover) mode.
+ * See /work/shared/notes/clariion-and-tcmu.md for the array facts this
+ * follows; the RDAC and HP MSA personalities add theirs in clariion-rdac.c
+ * and clariion-hpsw.c.
  *
  * Every input (CDB bytes, data segments) is untrusted: all
  * lengths are clamped to what the caller really provided.  The text
  * commands that change this state are in clariion-control.c.
  */
 #define _DEFAULT_SOURCE
-#include "clariion-core.h"
+#include "clariion-personality.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -51,12 +54,6 @@ enum {
 #define SAI_READ_CAPACITY_16	0x10
 #define TRESPASS_PAGE		0x22
 
-/* Sense keys. */
-#define SK_NOT_READY		0x02
-#define SK_MISCOMPARE		0x0e
-#define SK_ILLEGAL_REQUEST	0x05
-#define SK_UNIT_ATTENTION	0x06
-
 /* LUN state byte (VPD 0xC0 byte 4) values. */
 #define LUN_BOUND		1
 #define LUN_OWNED		2
@@ -70,42 +67,6 @@ enum {
  * logs the same).
  */
 #define C0_ARRAYCOMMPATH	0x04
-
-static inline uint16_t get_be16(const uint8_t *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static inline uint32_t get_be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-	       ((uint32_t)p[2] << 8) | p[3];
-}
-
-static inline uint64_t get_be64(const uint8_t *p)
-{
-	return ((uint64_t)get_be32(p) << 32) | get_be32(p + 4);
-}
-
-static inline void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline void put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, (uint32_t)(v >> 32));
-	put_be32(p + 4, (uint32_t)v);
-}
 
 static size_t min_sz(size_t a, size_t b)
 {
@@ -165,8 +126,7 @@ static void reply(const struct emu_data *d, struct emu_result *r,
 	r->data_in = data_put(d, 0, buf, min_sz(len, alloc));
 }
 
-static void sense(struct emu_result *r, uint8_t key, uint8_t asc,
-		  uint8_t ascq)
+void emu_sense(struct emu_result *r, uint8_t key, uint8_t asc, uint8_t ascq)
 {
 	r->status = ST_CHECK_CONDITION;
 	memset(r->sense, 0, sizeof(r->sense));
@@ -181,12 +141,12 @@ static void sense(struct emu_result *r, uint8_t key, uint8_t asc,
 
 static void bad_cdb(struct emu_result *r)
 {
-	sense(r, SK_ILLEGAL_REQUEST, 0x24, 0x00);
+	emu_sense(r, SK_ILLEGAL_REQUEST, 0x24, 0x00);
 }
 
 static void bad_param(struct emu_result *r)
 {
-	sense(r, SK_ILLEGAL_REQUEST, 0x26, 0x00);
+	emu_sense(r, SK_ILLEGAL_REQUEST, 0x26, 0x00);
 }
 
 static void conflict(struct emu *e, int port, struct emu_result *r)
@@ -244,12 +204,57 @@ int emu_init(struct emu *e, uint64_t size_bytes, int ports_per_sp)
 	e->reserved_by = -1;
 	e->reject_key = SK_ILLEGAL_REQUEST;
 	e->reject_asc = 0x24;
+	e->personality = EMU_CLARIION;
+	set_padded(e->vendor, 8, "DGC");
 	set_padded(e->product, 16, "RAID 5");
+	set_padded(e->revision, 4, "0428");
 	snprintf(e->array_serial, sizeof(e->array_serial), "APM00123456789");
 	snprintf(e->sp_model, sizeof(e->sp_model), "CX4-480");
 	snprintf(e->lun_serial, sizeof(e->lun_serial), "CKM0012345678901");
 	memcpy(e->wwn, wwn, sizeof(wwn));
 	return 0;
+}
+
+/*
+ * The identities multipath-tools 0.9.4's built-in hardware table and the
+ * kernel's scsi_dh table (drivers/scsi/scsi_dh.c) both map to the
+ * personality's handler: "DGC RAID" -> emc, "NETAPP INF-01-00" -> rdac,
+ * "COMPAQ MSA1000 VOLUME" -> hp_sw (scsi_devinfo also gives the last one
+ * BLIST_NOSTARTONADD: sd does not spin up its passive port at scan).
+ */
+static const struct {
+	const char *name, *vendor, *product, *revision;
+	enum emu_personality personality;
+} personalities[] = {
+	{ "clariion", "DGC", "RAID 5", "0428", EMU_CLARIION },
+	{ "rdac", "NETAPP", "INF-01-00", "0820", EMU_RDAC },
+	{ "hpsw", "COMPAQ", "MSA1000 VOLUME", "4.48", EMU_HPSW },
+};
+
+int emu_set_personality(struct emu *e, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(personalities) / sizeof(personalities[0]); i++) {
+		if (strcmp(name, personalities[i].name))
+			continue;
+		e->personality = personalities[i].personality;
+		set_padded(e->vendor, 8, personalities[i].vendor);
+		set_padded(e->product, 16, personalities[i].product);
+		set_padded(e->revision, 4, personalities[i].revision);
+		return 0;
+	}
+	return -1;
+}
+
+const char *emu_personality_name(const struct emu *e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(personalities) / sizeof(personalities[0]); i++)
+		if (personalities[i].personality == e->personality)
+			return personalities[i].name;
+	return "?";
 }
 
 void emu_free(struct emu *e)
@@ -320,10 +325,15 @@ static size_t std_inquiry(const struct emu *e, uint8_t *b)
 	b[2] = 0x04;		/* SPC-2 */
 	b[3] = 0x02;		/* response data format 2, TPGS (byte 5) = 0 */
 	b[7] = 0x02;		/* CmdQue */
-	memcpy(b + 8, "DGC     ", 8);
+	memcpy(b + 8, e->vendor, 8);
 	memcpy(b + 16, e->product, 16);
-	memcpy(b + 32, "0428", 4);
-	if (e->short_inquiry) {
+	memcpy(b + 32, e->revision, 4);
+	if (e->short_inquiry || e->personality != EMU_CLARIION) {
+		/*
+		 * The RDAC and HP arrays: a standard 36-byte answer, TPGS 0
+		 * (RDAC mode with AVT off; the MSA1000's active/passive
+		 * firmware): their handlers read VPD pages or send TUR.
+		 */
 		len = 36;
 	} else {
 		/*
@@ -385,12 +395,17 @@ static void cmd_inquiry(struct emu *e, int port, const uint8_t *cdb,
 	b[1] = cdb[2];
 	switch (cdb[2]) {
 	case 0x00:
-		b[3] = 4;
 		b[4] = 0x00;
 		b[5] = 0x80;
 		b[6] = 0x83;
-		b[7] = 0xc0;
-		len = 8;
+		len = 7;
+		if (e->personality == EMU_CLARIION) {
+			b[len++] = 0xc0;
+		} else if (e->personality == EMU_RDAC) {
+			memcpy(b + len, rdac_vpd_pages, sizeof(rdac_vpd_pages));
+			len += sizeof(rdac_vpd_pages);
+		}
+		b[3] = (uint8_t)(len - 4);
 		break;
 	case 0x80:
 		len = strlen(e->lun_serial);
@@ -418,11 +433,18 @@ static void cmd_inquiry(struct emu *e, int port, const uint8_t *cdb,
 		break;
 	}
 	case 0xc0:
+		if (e->personality != EMU_CLARIION) {
+			bad_cdb(r);
+			return;
+		}
 		len = vpd_c0(e, port, b);
 		break;
 	default:
-		bad_cdb(r);
-		return;
+		len = e->personality == EMU_RDAC ? rdac_vpd(e, port, cdb[2], b) : 0;
+		if (!len) {
+			bad_cdb(r);
+			return;
+		}
 	}
 	reply(d, r, b, len, alloc);
 }
@@ -443,12 +465,20 @@ static size_t page_caching(uint8_t *p, bool changeable)
 	return 20;
 }
 
-static size_t page_control(uint8_t *p, bool changeable)
+/*
+ * TAS (byte 5 bit 6) is set on the RDAC array: multipath-tools' rdac
+ * checker wants it (it sets it where changeable) so that commands aborted
+ * for another initiator end with TASK ABORTED.
+ */
+#define CONTROL_TAS		0x40
+
+static size_t page_control(const struct emu *e, uint8_t *p, bool changeable)
 {
 	memset(p, 0, 12);
 	p[0] = PAGE_CONTROL;
 	p[1] = 0x0a;
-	(void)changeable;
+	if (!changeable && e->personality == EMU_RDAC)
+		p[5] = CONTROL_TAS;
 	return 12;
 }
 
@@ -465,7 +495,7 @@ static void cmd_mode_sense(struct emu *e, const uint8_t *cdb, bool ten,
 
 	memset(b, 0, sizeof(b));
 	if (pc == 3) {		/* saved values: none */
-		sense(r, SK_ILLEGAL_REQUEST, 0x39, 0x00);
+		emu_sense(r, SK_ILLEGAL_REQUEST, 0x39, 0x00);
 		return;
 	}
 	if (sub != 0 && !(page == PAGE_ALL && sub == 0xff)) {
@@ -478,11 +508,11 @@ static void cmd_mode_sense(struct emu *e, const uint8_t *cdb, bool ten,
 		p += page_caching(p, pc == 1);
 		break;
 	case PAGE_CONTROL:
-		p += page_control(p, pc == 1);
+		p += page_control(e, p, pc == 1);
 		break;
 	case PAGE_ALL:
 		p += page_caching(p, pc == 1);
-		p += page_control(p, pc == 1);
+		p += page_control(e, p, pc == 1);
 		break;
 	default:
 		bad_cdb(r);
@@ -524,14 +554,14 @@ struct trespass_req {
  * Walk the pages of a MODE SELECT parameter list.  Returns 0 if the list is
  * valid, else fills r with the sense to report.
  */
-static int parse_mode_pages(const uint8_t *pl, size_t n, size_t hdr,
-			    bool ten, struct trespass_req *t,
-			    struct emu_result *r)
+static int parse_mode_pages(const struct emu *e, const uint8_t *pl,
+			    size_t n, size_t hdr, bool ten,
+			    struct trespass_req *t, struct emu_result *r)
 {
 	size_t bdl, off;
 
 	if (n < hdr) {
-		sense(r, SK_ILLEGAL_REQUEST, 0x1a, 0x00); /* list length error */
+		emu_sense(r, SK_ILLEGAL_REQUEST, 0x1a, 0x00); /* list length error */
 		return -1;
 	}
 	bdl = ten ? get_be16(pl + 6) : pl[3];
@@ -543,6 +573,24 @@ static int parse_mode_pages(const uint8_t *pl, size_t n, size_t hdr,
 		uint8_t code = pl[off] & 0x3f;
 		size_t plen;
 
+		if (e->personality == EMU_RDAC && code == RDAC_PAGE_REDUNDANT) {
+			bool move = false;
+
+			plen = rdac_mode_page(pl + off, n - off, &move, r);
+			if (!plen)
+				return -1;
+			if (move && t->present) {
+				bad_param(r);
+				return -1;
+			}
+			if (move) {
+				/* no reservation check: RDAC has none */
+				t->present = true;
+				t->ignore_resv = true;
+			}
+			off += plen;
+			continue;
+		}
 		if (pl[off] & 0x40 || n - off < 2) {	/* no subpages here */
 			bad_param(r);
 			return -1;
@@ -557,7 +605,7 @@ static int parse_mode_pages(const uint8_t *pl, size_t n, size_t hdr,
 		}
 		/* ...a page cut off by the list length is a length error. */
 		if (plen > n - off - 2) {
-			sense(r, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+			emu_sense(r, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
 			return -1;
 		}
 		switch (code) {
@@ -565,6 +613,10 @@ static int parse_mode_pages(const uint8_t *pl, size_t n, size_t hdr,
 			const uint8_t *q = pl + off;
 			uint16_t lun;
 
+			if (e->personality != EMU_CLARIION) {
+				bad_param(r);
+				return -1;
+			}
 			/* long (AX/CX) page: 22 09 code ff ff ... */
 			/* short (FC) page:   22 02 code ff        */
 			if (plen == 0x09)
@@ -600,7 +652,6 @@ static void cmd_mode_select(struct emu *e, int port, const uint8_t *cdb,
 	size_t plen = ten ? get_be16(cdb + 7) : cdb[4];
 	size_t hdr = ten ? 8 : 4, n;
 	struct trespass_req t = { false, false };
-	struct emu_port *p = &e->port[port];
 
 	if (cdb[1] & ~0x11) {	/* only PF and SP may be set */
 		bad_cdb(r);
@@ -609,27 +660,35 @@ static void cmd_mode_select(struct emu *e, int port, const uint8_t *cdb,
 	if (plen == 0)
 		return;		/* nothing to select: GOOD */
 	if (plen > sizeof(pl) || plen > data_total(d)) {
-		sense(r, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+		emu_sense(r, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
 		return;
 	}
 	n = data_get(d, 0, pl, plen);
-	if (parse_mode_pages(pl, n, hdr, ten, &t, r))
+	if (parse_mode_pages(e, pl, n, hdr, ten, &t, r))
 		return;
 	if (!t.present) {
 		if (e->reserved_by >= 0 && e->reserved_by != port)
 			conflict(e, port, r);
 		return;		/* caching/control: accepted, no change */
 	}
+	emu_ownership_request(e, port, !t.ignore_resv, r);
+}
+
+void emu_ownership_request(struct emu *e, int port, bool honor_resv,
+			   struct emu_result *r)
+{
+	struct emu_port *p = &e->port[port];
+
 	p->c.trespass++;
 	if (e->ndu) {
-		sense(r, SK_NOT_READY, 0x04, 0x03);
+		emu_sense(r, SK_NOT_READY, 0x04, 0x03);
 		return;
 	}
 	if (e->reject_trespass) {
-		sense(r, e->reject_key, e->reject_asc, e->reject_ascq);
+		emu_sense(r, e->reject_key, e->reject_asc, e->reject_ascq);
 		return;
 	}
-	if (!t.ignore_resv && e->reserved_by >= 0 && e->reserved_by != port) {
+	if (honor_resv && e->reserved_by >= 0 && e->reserved_by != port) {
 		conflict(e, port, r);
 		return;
 	}
@@ -700,7 +759,7 @@ static void cmd_rw(struct emu *e, const uint8_t *cdb, bool write,
 
 	decode_rw(cdb, &rw);
 	if (!range_ok(e, &rw)) {
-		sense(r, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+		emu_sense(r, SK_ILLEGAL_REQUEST, 0x21, 0x00);
 		return;
 	}
 	bytes = (size_t)rw.nblk * EMU_BLOCK_SIZE;
@@ -730,7 +789,7 @@ static void cmd_verify(struct emu *e, const uint8_t *cdb,
 		return;
 	}
 	if (!range_ok(e, &rw)) {
-		sense(r, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+		emu_sense(r, SK_ILLEGAL_REQUEST, 0x21, 0x00);
 		return;
 	}
 	if (!bytchk)
@@ -747,7 +806,7 @@ static void cmd_verify(struct emu *e, const uint8_t *cdb,
 
 		data_get(d, i, chunk, n);
 		if (memcmp(chunk, e->data + off + i, n)) {
-			sense(r, SK_MISCOMPARE, 0x1d, 0x00);
+			emu_sense(r, SK_MISCOMPARE, 0x1d, 0x00);
 			return;
 		}
 		i += n;
@@ -770,7 +829,7 @@ static void cmd_sync(struct emu *e, const uint8_t *cdb, struct emu_result *r)
 
 	decode_rw(cdb, &rw);
 	if (!range_ok(e, &rw))
-		sense(r, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+		emu_sense(r, SK_ILLEGAL_REQUEST, 0x21, 0x00);
 }
 
 /* ---- the rest ---- */
@@ -849,9 +908,11 @@ static void cmd_reserve(struct emu *e, int port, const uint8_t *cdb,
 }
 
 /* Minimum CDB length per opcode, 0 = opcode unknown to this array. */
-static size_t cdb_min_len(uint8_t op)
+static size_t cdb_min_len(const struct emu *e, uint8_t op)
 {
 	switch (op) {
+	case OP_START_STOP_UNIT:	/* the HP MSA's way to switch over */
+		return e->personality == EMU_HPSW ? 6 : 0;
 	case OP_TEST_UNIT_READY:
 	case OP_REQUEST_SENSE:
 	case OP_READ_6:
@@ -931,6 +992,42 @@ static bool resv_exempt(uint8_t op)
 	       op == OP_MODE_SELECT_10;
 }
 
+/*
+ * A media command through a port of the controller that does not own the
+ * LUN, as each array answers it: the sense its handler reads as "passive".
+ * Returns false if the command goes through anyway.
+ */
+static bool passive_reject(const struct emu *e, uint8_t op,
+			   struct emu_result *r)
+{
+	switch (e->personality) {
+	case EMU_RDAC:
+		/*
+		 * RDAC mode, AVT off: TEST UNIT READY is answered by either
+		 * controller; I/O gets ILLEGAL REQUEST 94/01 "current LU
+		 * ownership", on which scsi_dh_rdac marks the path passive
+		 * and fails it over.
+		 */
+		if (op == OP_TEST_UNIT_READY)
+			return false;
+		emu_sense(r, SK_ILLEGAL_REQUEST, 0x94, 0x01);
+		return true;
+	case EMU_HPSW:
+		/*
+		 * 04/02 "initializing command required": the passive
+		 * controller until START STOP UNIT (scsi_dh_hp_sw's TUR at
+		 * attach and activation, the hp_sw checker and prioritizer
+		 * all read it so).
+		 */
+		emu_sense(r, SK_NOT_READY, 0x04, 0x02);
+		return true;
+	default:
+		/* 04/03 "manual intervention required": PNR's passive SP */
+		emu_sense(r, SK_NOT_READY, 0x04, 0x03);
+		return true;
+	}
+}
+
 void emu_command(struct emu *e, int port, const uint8_t *cdb, size_t cdb_len,
 		 const struct emu_data *d, struct emu_result *r)
 {
@@ -940,7 +1037,7 @@ void emu_command(struct emu *e, int port, const uint8_t *cdb, size_t cdb_len,
 
 	memset(r, 0, sizeof(*r));
 	if (port < 0 || port >= e->nports) {
-		sense(r, 0x04, 0x44, 0x00);	/* internal target failure */
+		emu_sense(r, 0x04, 0x44, 0x00);	/* internal target failure */
 		return;
 	}
 	p = &e->port[port];
@@ -950,9 +1047,9 @@ void emu_command(struct emu *e, int port, const uint8_t *cdb, size_t cdb_len,
 		return;
 	}
 	op = cdb[0];
-	need = cdb_min_len(op);
+	need = cdb_min_len(e, op);
 	if (!need) {
-		sense(r, SK_ILLEGAL_REQUEST, 0x20, 0x00);
+		emu_sense(r, SK_ILLEGAL_REQUEST, 0x20, 0x00);
 		return;
 	}
 	if (is_media(op))
@@ -964,16 +1061,15 @@ void emu_command(struct emu *e, int port, const uint8_t *cdb, size_t cdb_len,
 	if (p->ua_pending && !ua_exempt(op)) {
 		p->ua_pending = false;
 		p->c.ua++;
-		sense(r, SK_UNIT_ATTENTION, 0x29, 0x00);
+		emu_sense(r, SK_UNIT_ATTENTION, 0x29, 0x00);
 		return;
 	}
 	if (e->reserved_by >= 0 && e->reserved_by != port && !resv_exempt(op)) {
 		conflict(e, port, r);
 		return;
 	}
-	if (is_media(op) && p->sp != e->owner) {
+	if (is_media(op) && p->sp != e->owner && passive_reject(e, op, r)) {
 		p->c.passive_rejects++;
-		sense(r, SK_NOT_READY, 0x04, 0x03);
 		return;
 	}
 
@@ -1035,6 +1131,9 @@ void emu_command(struct emu *e, int port, const uint8_t *cdb, size_t cdb_len,
 		break;
 	case OP_REPORT_LUNS:
 		cmd_report_luns(cdb, d, r);
+		break;
+	case OP_START_STOP_UNIT:
+		hpsw_start_stop(e, port, cdb, r);
 		break;
 	}
 }

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SCSI side of the emulated dual-SP EMC CLARiiON: one LUN, its data and
- * ownership state, and the per-port command dispatcher.  Nothing here knows
+ * SCSI side of the emulated dual-controller array: one LUN, its data and
+ * ownership state, and the per-port command dispatcher.  The array answers
+ * as one of three personalities: an EMC CLARiiON (the default; trespass by
+ * MODE SELECT page 0x22), an LSI/NetApp E-Series RDAC array
+ * (clariion-rdac.c: VPD 0xC2/C4/C8/C9, MODE SELECT page 0x2C) or an HP
+ * MSA1000 (clariion-hpsw.c: the passive port NOT READY until START STOP
+ * UNIT).  "SP" below is either array's controller.  Nothing here knows
  * about TCMU, so the host unit test can drive it directly.
  */
 #ifndef CLARIION_CORE_H
@@ -25,6 +30,13 @@
 #define ST_BUSY			0x08
 #define ST_RESERVATION_CONFLICT	0x18
 
+/* Which array the emulator answers as (emu_set_personality()). */
+enum emu_personality {
+	EMU_CLARIION = 0,	/* DGC RAID 5, PNR mode: scsi_dh_emc, "1 emc" */
+	EMU_RDAC,		/* NETAPP INF-01-00, AVT off: scsi_dh_rdac */
+	EMU_HPSW,		/* COMPAQ MSA1000 VOLUME: scsi_dh_hp_sw */
+};
+
 /* How a port is failed (set by the control interface). */
 enum emu_fail {
 	EMU_FAIL_NONE = 0,
@@ -32,11 +44,17 @@ enum emu_fail {
 	EMU_FAIL_NORESP,	/* we hold commands unanswered until restored */
 };
 
+/*
+ * "trespass" counts the commands that ask to move the LUN to the port's
+ * controller, whatever the personality calls them: MODE SELECT page 0x22
+ * (CLARiiON), MODE SELECT page 0x2C naming the LUN (RDAC), START STOP UNIT
+ * with START = 1 (HP MSA).
+ */
 struct emu_counters {
 	uint64_t cmds;		/* every command that reached the port */
 	uint64_t media;		/* media access commands (READ/WRITE/TUR...) */
-	uint64_t passive_rejects; /* media commands refused with 02/04/03 */
-	uint64_t trespass;	/* MODE SELECT carrying page 0x22 */
+	uint64_t passive_rejects; /* media commands refused: not the owner */
+	uint64_t trespass;	/* ownership-move requests (see above) */
 	uint64_t trespass_ok;	/* ... of which completed with GOOD */
 	uint64_t moved;		/* ... of which moved the LUN to this SP */
 	uint64_t conflicts;	/* RESERVATION CONFLICT answers */
@@ -53,6 +71,7 @@ struct emu_port {
 };
 
 struct emu {
+	enum emu_personality personality;
 	uint8_t *data;		/* the LUN's blocks, shared by all ports */
 	uint64_t nblocks;
 	int ports_per_sp;
@@ -70,7 +89,9 @@ struct emu {
 	unsigned int trespass_delay_ms;
 
 	bool short_inquiry;	/* 36-byte INQUIRY, like an old FC box */
+	char vendor[9];		/* 8 chars, space padded */
 	char product[17];	/* 16 chars, space padded */
+	char revision[5];	/* 4 chars */
 	char array_serial[32];	/* in the long INQUIRY */
 	char sp_model[32];	/* in the long INQUIRY */
 	char lun_serial[32];	/* VPD 0x80 */
@@ -104,6 +125,13 @@ struct emu_result {
  */
 int emu_init(struct emu *e, uint64_t size_bytes, int ports_per_sp);
 void emu_free(struct emu *e);
+
+/*
+ * Answer as "clariion", "rdac" or "hpsw" (vendor, product and revision
+ * set to that array's).  Returns 0, or -1 for an unknown name.
+ */
+int emu_set_personality(struct emu *e, const char *name);
+const char *emu_personality_name(const struct emu *e);
 
 /* "A0", "B1": fills buf (>= 4 bytes). */
 void emu_port_name(const struct emu *e, int port, char *buf, size_t len);

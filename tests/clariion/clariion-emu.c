@@ -79,7 +79,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: clariion-emu [--ports-per-sp N] [--size-mb M] [--socket PATH]\n"
-		"                    [--product STR] [--model STR] [--serial STR]\n"
+		"                    [--personality clariion|rdac|hpsw] [--product STR] [--model STR] [--serial STR]\n"
 		"                    [--short-inquiry] [--default-owner A|B] [--verbose]\n"
 		"                    --uio uioN ... (2*N times: A0..A(N-1), B0..B(N-1))\n"
 		"       clariion-emu [--socket PATH] --ctl 'COMMAND [ARGS]'\n");
@@ -440,6 +440,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 'S' },
 		{ "uio", required_argument, NULL, 'u' },
 		{ "ctl", required_argument, NULL, 'c' },
+		{ "personality", required_argument, NULL, 'A' },
 		{ "product", required_argument, NULL, 'P' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "serial", required_argument, NULL, 'n' },
@@ -451,6 +452,7 @@ int main(int argc, char **argv)
 	};
 	const char *sock = DEFAULT_SOCKET, *ctl = NULL;
 	const char *product = NULL, *model = NULL, *serial = NULL;
+	const char *personality = "clariion";
 	char *uio[EMU_MAX_PORTS];
 	long ports_per_sp = 1, size_mb = 64;
 	int nuio = 0, c, i, lfd, rc = 1, default_owner = EMU_SP_A;
@@ -486,6 +488,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			ctl = optarg;
+			break;
+		case 'A':
+			personality = optarg;
 			break;
 		case 'P':
 			product = optarg;
@@ -533,6 +538,11 @@ int main(int argc, char **argv)
 			size_mb, strerror(errno));
 		return 1;
 	}
+	if (emu_set_personality(&e, personality)) {
+		fprintf(stderr, "clariion-emu: --personality clariion, rdac or hpsw\n");
+		rc = 2;
+		goto out_emu;
+	}
 	if (product) {
 		char tmp[17];
 
@@ -570,8 +580,9 @@ int main(int argc, char **argv)
 	lfd = ctl_listen(sock);
 	if (lfd < 0)
 		goto out_ports;
-	logmsg("serving %d ports (%ld per SP), %ld MiB, owner SP %c, control %s",
-	       nuio, ports_per_sp, size_mb, e.owner ? 'B' : 'A', sock);
+	logmsg("serving %d ports (%ld per SP) as %s, %ld MiB, owner SP %c, control %s",
+	       nuio, ports_per_sp, emu_personality_name(&e), size_mb,
+	       e.owner ? 'B' : 'A', sock);
 	rc = serve(&e, ports, nuio, lfd) ? 1 : 0;
 	logmsg("stopping");
 	close(lfd);

@@ -254,6 +254,178 @@ static void test_passive_and_trespass(void)
 	emu_free(&e);
 }
 
+/* VPD page of port into buf; its length, 0 on error. */
+static size_t vpd(struct emu *e, int port, uint8_t page)
+{
+	uint8_t cdb[6] = { 0x12, 0x01, page, 0x01, 0x00, 0 };
+	struct emu_result r;
+
+	memset(buf, 0, 256);
+	r = run(e, port, cdb, 6, data(256));
+	return r.status == ST_GOOD ? r.data_in : 0;
+}
+
+/* scsi_dh_rdac's MODE SELECT: page 0x2C moving LUN 0 here. */
+static struct emu_result rdac_ms(struct emu *e, int port, bool ten,
+				 uint8_t mode, uint8_t entry)
+{
+	uint8_t cdb10[10] = { 0x55, 0x10, 0, 0, 0, 0, 0, 0x01, 0x34, 0 };
+	uint8_t cdb6[6] = { 0x15, 0x10, 0, 0, 110, 0 };
+
+	memset(buf, 0, 308);
+	if (ten) {
+		buf[8] = 0x6c;		/* 0x2C with the SPF bit */
+		buf[9] = 0x01;
+		buf[10] = 0x01;
+		buf[11] = 0x28;
+		buf[12 + 33] = mode;
+		buf[12 + 38] = entry;
+		return run(e, port, cdb10, 10, data(308));
+	}
+	buf[4] = 0x2c;
+	buf[5] = 0x68;
+	buf[6 + 33] = mode;
+	buf[6 + 38] = entry;
+	return run(e, port, cdb6, 6, data(110));
+}
+
+static void test_rdac(void)
+{
+	uint8_t rd[10] = { 0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0 };
+	uint8_t inq[6] = { 0x12, 0, 0, 0, 96, 0 };
+	struct emu_result r;
+	struct emu e;
+	size_t n;
+
+	emu_init(&e, 1 << 20, 2);
+	CHECK(emu_set_personality(&e, "nosuch") == -1, "unknown personality");
+	CHECK(!emu_set_personality(&e, "rdac"), "rdac");
+	r = run(&e, 0, inq, 6, data(96));
+	CHECK(r.data_in == 36 && !memcmp(buf + 8, "NETAPP  INF-01-00       ", 24) &&
+	      !(buf[5] & 0x30), "identity, no TPGS");
+	n = vpd(&e, 0, 0x00);
+	CHECK(n == 11 && buf[7] == 0xc2 && buf[10] == 0xc9, "VPD 0 lists C2..C9");
+	CHECK(vpd(&e, 0, 0xc0) == 0, "no CLARiiON page");
+	n = vpd(&e, 0, 0xc9);
+	CHECK(n == 48 && buf[3] == 0x2c && !memcmp(buf + 4, "vace", 4) &&
+	      buf[8] == 0x01 && buf[9] == 0x01, "C9 on A: owner, preferred");
+	n = vpd(&e, 2, 0xc9);
+	CHECK(n == 48 && buf[8] == 0x00 && buf[9] == 0x02,
+	      "C9 on B: not owner, secondary");
+	n = vpd(&e, 0, 0xc4);
+	CHECK(n == 32 && buf[29] == '1', "C4 on A: slot 1");
+	n = vpd(&e, 3, 0xc4);
+	CHECK(n == 32 && buf[29] == '2', "C4 on B: slot 2");
+	n = vpd(&e, 1, 0xc8);
+	CHECK(n == 175 && !memcmp(buf + 4, "edid", 4) && buf[89] == 16 &&
+	      buf[174] == 0, "C8: edid, array id, LUN 0");
+	n = vpd(&e, 1, 0xc2);
+	CHECK(n == 255 && !memcmp(buf + 4, "swr4", 4) && buf[15] >= 32,
+	      "C2: MODE SELECT(10) form");
+
+	r = run(&e, 2, tur, 6, NULL);
+	CHECK(r.status == ST_GOOD, "TUR on the other controller: GOOD");
+	r = run(&e, 2, rd, 10, data(512));
+	CHECK(is_sense(&r, 5, 0x94, 0x01), "READ on non-owner: " SENSE_FMT,
+	      SENSE_ARGS(r));
+	r = rdac_ms(&e, 2, true, 0x02, 0x81);
+	CHECK(r.status == ST_GOOD && e.owner == EMU_SP_B &&
+	      e.port[2].c.moved == 1 && e.port[2].c.trespass == 1,
+	      "MS10 page 2C/1 moves the LUN to B " SENSE_FMT, SENSE_ARGS(r));
+	n = vpd(&e, 3, 0xc9);
+	CHECK(buf[8] == 0x01 && buf[9] == 0x02, "C9 on B1: owner, secondary");
+	r = run(&e, 0, rd, 10, data(512));
+	CHECK(is_sense(&r, 5, 0x94, 0x01), "A now refuses I/O");
+	r = rdac_ms(&e, 3, true, 0x02, 0x81);
+	CHECK(r.status == ST_GOOD && e.port[3].c.moved == 0 &&
+	      e.port[3].c.trespass_ok == 1, "to the owner: no move");
+	r = rdac_ms(&e, 0, false, 0x02, 0x00);
+	CHECK(r.status == ST_GOOD && e.owner == EMU_SP_B &&
+	      e.port[0].c.trespass == 0, "LUN not in the table: nothing");
+	r = rdac_ms(&e, 0, false, 0x02, 0x81);
+	CHECK(r.status == ST_GOOD && e.owner == EMU_SP_A, "MS6 legacy page");
+	buf[5] = 0x67;
+	{
+		uint8_t cdb6[6] = { 0x15, 0x10, 0, 0, 110, 0 };
+
+		r = run(&e, 2, cdb6, 6, data(110));
+		CHECK(is_sense(&r, 5, 0x26, 0) && e.owner == EMU_SP_A,
+		      "bad page length refused");
+	}
+	r = rdac_ms(&e, 2, true, 0x02, 0x81);
+	CHECK(r.status == ST_GOOD && e.owner == EMU_SP_B, "back to B");
+	{
+		uint8_t cdb[10] = { 0x55, 0x10, 0, 0, 0, 0, 0, 0x01, 0x00, 0 };
+
+		/* the list cut before the page ends */
+		r = run(&e, 0, cdb, 10, data(256));
+		CHECK(is_sense(&r, 5, 0x1a, 0) && e.owner == EMU_SP_B,
+		      "cut page: " SENSE_FMT, SENSE_ARGS(r));
+	}
+	{
+		uint8_t pl[15] = { 0, 0, 0, 0, 0x22, 0x09, 0x81, 0xff, 0xff };
+		uint8_t cdb[6] = { 0x15, 0x10, 0, 0, 15, 0 };
+
+		memcpy(buf, pl, sizeof(pl));
+		r = run(&e, 0, cdb, 6, data(15));
+		CHECK(is_sense(&r, 5, 0x26, 0), "no trespass page on RDAC");
+	}
+	{
+		uint8_t ms[10] = { 0x5a, 0x08, 0x0a, 0, 0, 0, 0, 0, 20, 0 };
+
+		r = run(&e, 0, ms, 10, data(20));
+		CHECK(r.status == ST_GOOD && (buf[13] & 0x40), "control page: TAS");
+	}
+	emu_free(&e);
+}
+
+static void test_hpsw(void)
+{
+	uint8_t ssu[6] = { 0x1b, 0, 0, 0, 0x01, 0 };
+	uint8_t inq[6] = { 0x12, 0, 0, 0, 96, 0 };
+	struct emu_result r;
+	struct emu e;
+
+	emu_init(&e, 1 << 20, 1);
+	CHECK(!emu_set_personality(&e, "hpsw"), "hpsw");
+	r = run(&e, 1, inq, 6, data(96));
+	CHECK(r.data_in == 36 && !memcmp(buf + 8, "COMPAQ  MSA1000 VOLUME  ", 24),
+	      "identity");
+	CHECK(vpd(&e, 1, 0x80) > 4, "VPD 0x80 on the passive port");
+	r = run(&e, 0, tur, 6, NULL);
+	CHECK(r.status == ST_GOOD, "TUR active");
+	r = run(&e, 1, tur, 6, NULL);
+	CHECK(is_sense(&r, 2, 4, 2), "TUR passive: " SENSE_FMT, SENSE_ARGS(r));
+	ssu[4] = 0;
+	r = run(&e, 1, ssu, 6, NULL);
+	CHECK(r.status == ST_GOOD && e.owner == EMU_SP_A &&
+	      e.port[1].c.trespass == 0, "STOP: nothing moves");
+	ssu[4] = 0x03;
+	r = run(&e, 1, ssu, 6, NULL);
+	CHECK(is_sense(&r, 5, 0x24, 0), "LOEJ refused");
+	ssu[4] = 0x01;
+	ssu[1] = 0x01;			/* IMMED, as sd sends it */
+	r = run(&e, 1, ssu, 6, NULL);
+	CHECK(r.status == ST_GOOD && e.owner == EMU_SP_B &&
+	      e.port[1].c.moved == 1 && e.port[1].c.trespass_ok == 1,
+	      "START on B makes it active");
+	r = run(&e, 0, tur, 6, NULL);
+	CHECK(is_sense(&r, 2, 4, 2), "A passive now");
+	r = run(&e, 1, ssu, 6, NULL);
+	CHECK(r.status == ST_GOOD && e.port[1].c.moved == 1 &&
+	      e.port[1].c.trespass == 2, "START on the active one: no move");
+	CHECK(!ctl(&e, "ndu on"), "ndu on");
+	r = run(&e, 0, ssu, 6, NULL);
+	CHECK(is_sense(&r, 2, 4, 3) && e.owner == EMU_SP_B,
+	      "busy array: switch-over refused (04/03: hp_sw retries)");
+	emu_free(&e);
+
+	emu_init(&e, 1 << 20, 1);
+	r = run(&e, 1, ssu, 6, NULL);
+	CHECK(is_sense(&r, 5, 0x20, 0), "no START STOP UNIT on the CLARiiON");
+	emu_free(&e);
+}
+
 static void test_reservations(void)
 {
 	struct emu e;
@@ -477,12 +649,12 @@ static uint32_t rnd(void)
 }
 
 static const uint8_t known_ops[] = {
-	0x00, 0x03, 0x08, 0x0a, 0x12, 0x15, 0x16, 0x17, 0x1a, 0x25, 0x28,
+	0x00, 0x03, 0x08, 0x0a, 0x12, 0x15, 0x16, 0x17, 0x1a, 0x1b, 0x25, 0x28,
 	0x2a, 0x2e, 0x2f, 0x35, 0x55, 0x56, 0x57, 0x5a, 0x88, 0x8a, 0x8f,
 	0x91, 0x9e, 0xa0, 0xa8, 0xaa,
 };
 
-static void fuzz_dispatcher(int iterations)
+static void fuzz_dispatcher(int iterations, const char *personality)
 {
 	static const char *const ctls[] = {
 		"owner A", "owner B", "ndu on", "ndu off", "ua on", "ua off",
@@ -493,6 +665,8 @@ static void fuzz_dispatcher(int iterations)
 	int it;
 
 	emu_init(&e, 1 << 20, 2);
+	CHECK(!emu_set_personality(&e, personality), "personality %s",
+	      personality);
 	for (it = 0; it < iterations; it++) {
 		uint8_t cdb[32];
 		struct emu_seg segs[6];
@@ -527,6 +701,15 @@ static void fuzz_dispatcher(int iterations)
 
 			memcpy(pool, pl, sizeof(pl));
 			pool[6] = (uint8_t)(rnd() % 2 ? 0x01 : rnd());
+		}
+		if (pool_len >= 320 && rnd() % 3 == 0) {
+			/* plausible RDAC page 0x2C, subpage form */
+			uint8_t pl[] = { 0, 0, 0, 0, 0, 0, 0, 0,
+					 0x6c, 0x01, 0x01, 0x28 };
+
+			memcpy(pool, pl, sizeof(pl));
+			pool[8 + 4 + 33] = (uint8_t)(rnd() % 2 ? 0x02 : rnd());
+			pool[8 + 4 + 38] = (uint8_t)(rnd() % 2 ? 0x81 : rnd());
 		}
 		for (i = 0; i < d.nseg; i++) {
 			segs[i].base = pool + off;
@@ -860,8 +1043,12 @@ int main(int argc, char **argv)
 	test_reservations();
 	test_controls();
 	test_misc_cdbs();
+	test_rdac();
+	test_hpsw();
 	test_ring();
-	fuzz_dispatcher(n);
+	fuzz_dispatcher(n, "clariion");
+	fuzz_dispatcher(n / 2, "rdac");
+	fuzz_dispatcher(n / 2, "hpsw");
 	fuzz_control(n / 10);
 	fuzz_ring(n / 20);
 	printf("%s: %d checks, %d failures\n", failures ? "FAIL" : "PASS",

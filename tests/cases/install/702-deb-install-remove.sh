@@ -50,7 +50,7 @@ modules_are_dkms_copies
 modules_load_dkms_copies
 check_eq "the loaded copy: /sys/module/dm_multipath/version" "$VER" \
 	"$(cat /sys/module/dm_multipath/version 2>&1)"
-check_eq "dmsetup targets: the grammar multipathd checks for" "v1.14.0" \
+check_eq "dmsetup targets: the grammar multipathd checks for" "$MPATH_TARGET_VERSION" \
 	"$(dmsetup targets | awk '$1 == "multipath" {print $2}')"
 for f in README.Debian copyright changelog.gz CHANGELOG.md Documentation/admin-guide.rst \
 	Documentation/device-mapper/dm-multipath.rst; do
@@ -131,7 +131,7 @@ check "1 MiB written and read back through it" eval \
 	 dd if=/tmp/702.dat of=/dev/mapper/mp702 bs=64k oflag=direct status=none &&
 	 cmp <(dd if=/dev/mapper/mp702 bs=64k count=16 iflag=direct status=none) /tmp/702.dat"
 check "group 1 (active/optimized) carried it" group_io_gt 1 "$io1"
-check_eq "the kernel's target ran it (v1.14.0, no version file)" "v1.14.0 none" \
+check_eq "the kernel's target ran it ($MPATH_TARGET_VERSION, no version file)" "$MPATH_TARGET_VERSION none" \
 	"$(dmsetup targets | awk '$1 == "multipath" {print $2}') $(cat /sys/module/dm_multipath/version 2>/dev/null || echo none)"
 dm_remove mp702
 rm -f /tmp/702.dat

@@ -17,6 +17,7 @@
 # step 2), the kernel's dm-multipath carries I/O on a "1 alua" map over the
 # LIO ALUA array (tests/lio), with scsi_dh_alua attached to each port.
 # Not on the debug kernel: it has no distro module tree or headers package.
+# skip-kernel: 6.12.*|7.* DKMS builds this package for 6.1 only (dkms.conf BUILD_EXCLUSIVE_KERNEL ^6\.1\., widened per kernel once its set passes; the prebuilt DKMS tree is the host's, and +deb13 kernels build in the trixie root)
 # requires: distro-kernel
 # timeout: 900
 # tier: full (CI time: about 9 min of guest time; 700 covers the DKMS install, use and removal by default)

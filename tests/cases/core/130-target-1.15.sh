@@ -9,6 +9,7 @@
 # grammar per target version.
 # skip-kernel: 6.* target 1.14.0 there (the kernel's own dm-multipath has no probe ioctl, no atomic writes): nothing of 1.15.0 to match
 # timeout: 180
+# cross-kernel: yes
 source "${0%/*}/rc"
 
 # probe MAP: DM_MPATH_PROBE_PATHS on the map (_IO(DM_IOCTL 0xfd, 18), as

@@ -3,6 +3,7 @@
 # Our modules load, register the multipath target and unload; modprobe
 # resolves every one of them to this project's files, never the distro's.
 # timeout: 120
+# cross-kernel: yes
 source "${0%/*}/rc"
 
 for m in dm-multipath dm-round-robin dm-emc; do

@@ -15,6 +15,7 @@
 #include <linux/workqueue.h>
 
 #include "dm-mpath.h"
+#include "dm-mpath-compat.h"
 
 /*
  * What a failed bio or a finished pg_init means: returned by err, passed to
@@ -129,7 +130,8 @@ static int __init hwh_init_##__hwh(void)					\
 {									\
 	int r = -ENOMEM;						\
 									\
-	*hwh_module_wq = alloc_workqueue(__wqname, WQ_MEM_RECLAIM, 0);	\
+	*hwh_module_wq = alloc_workqueue(__wqname, WQ_MEM_RECLAIM |	\
+					 DM_MPATH_WQ_PERCPU, 0);	\
 	if (*hwh_module_wq) {						\
 		r = dm_register_hw_handler(hwh_module_type);		\
 		if (r) {						\

@@ -22,6 +22,7 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/device-mapper.h>
+#include <linux/dm-ioctl.h>
 #include <linux/file.h>
 #include <linux/ktime.h>
 #include <linux/timer.h>
@@ -105,6 +106,19 @@ static __always_inline u64 mpath_start_time(const struct mpath_start_stamp *s,
 #define BLK_STS_RESV_CONFLICT	BLK_STS_NEXUS
 #endif
 
+/*
+ * 7.x warns (a WARNING with a backtrace) when a workqueue asks for neither
+ * WQ_PERCPU nor WQ_UNBOUND, and will make such queues unbound; ours want
+ * the per-CPU pools every kernel gave them so far. WQ_PERCPU is in 6.12's
+ * stable releases (6.12.117, 6.12.118), not in 6.1, where per-CPU is all
+ * a queue without WQ_UNBOUND can be.
+ */
+#if DM_MPATH_KERNEL_AT_LEAST(6, 12)
+#define DM_MPATH_WQ_PERCPU	WQ_PERCPU
+#else
+#define DM_MPATH_WQ_PERCPU	0
+#endif
+
 /* 6.16 renamed from_timer(); timer_delete*() exist on all three kernels. */
 #ifndef timer_container_of
 #define timer_container_of(var, callback_timer, timer_fieldname) \
@@ -151,16 +165,63 @@ static inline int mpath_rq_map_kern(struct request *rq, void *buf,
 /*
  * The target's prepare_ioctl, declared as DM_MPATH_PREPARE_IOCTL(name)
  * with the parameters ti and bdev: 6.16 adds the ioctl itself (cmd, arg)
- * and *forward, which a target clears to answer the ioctl without a path;
- * dm core sets it, so an ioctl for a path needs nothing from us.
+ * and *forward, which dm core sets and a target clears to answer the ioctl
+ * without a path. In its body DM_MPATH_IOCTL_CMD and DM_MPATH_IOCTL_FORWARD
+ * are those two; before 6.16 every ioctl went to a path, and they are 0
+ * (no device-mapper ioctl: mpath_ioctl_is_dm()) and NULL.
  */
 #if DM_MPATH_KERNEL_AT_LEAST(6, 16)
 #define DM_MPATH_PREPARE_IOCTL(fn)					\
 	int fn(struct dm_target *ti, struct block_device **bdev,	\
 	       unsigned int cmd, unsigned long arg, bool *forward)
+#define DM_MPATH_IOCTL_CMD	cmd
+#define DM_MPATH_IOCTL_FORWARD	forward
 #else
 #define DM_MPATH_PREPARE_IOCTL(fn)					\
 	int fn(struct dm_target *ti, struct block_device **bdev)
+#define DM_MPATH_IOCTL_CMD	0U
+#define DM_MPATH_IOCTL_FORWARD	NULL
+#endif
+
+/* An ioctl of device-mapper's own (type DM_IOCTL), sent to a map. */
+static inline bool mpath_ioctl_is_dm(unsigned int cmd)
+{
+	return _IOC_TYPE(cmd) == DM_IOCTL;
+}
+
+/*
+ * The target's grammar: what the kernel's own dm-multipath of that
+ * release announces and accepts, for multipath-tools and for SG_IO users.
+ * The test is the ioctl that came with target 1.15.0: where the uapi
+ * header defines DM_MPATH_PROBE_PATHS (7.2, 7.3), the kernel's own target
+ * is 1.15.0; before (6.1, 6.12) it is 1.14.0. 1.15.0 adds:
+ * - DM_MPATH_PROBE_PATHS: read one block through every active path of the
+ *   PG in use, fail those that fail with a path error; -ENOTCONN when no
+ *   usable path is left (QEMU asks it after an SG_IO error);
+ * - atomic writes (DM_TARGET_ATOMIC_WRITES) pass through to the paths;
+ * - retain_attached_hw_handler is accepted but no longer a feature of its
+ *   own: an attached scsi_dh is always kept, and the table no longer
+ *   shows the word.
+ * DM_MPATH_TARGET_MINOR: the target version is 1.DM_MPATH_TARGET_MINOR.0.
+ */
+#ifdef DM_MPATH_PROBE_PATHS
+#define DM_MPATH_TARGET_MINOR		15
+#define DM_MPATH_ATOMIC_WRITES		DM_TARGET_ATOMIC_WRITES
+#define DM_MPATH_RETAIN_IMPLIED		true
+
+static inline bool mpath_ioctl_is_probe_paths(unsigned int cmd)
+{
+	return cmd == DM_MPATH_PROBE_PATHS;
+}
+#else
+#define DM_MPATH_TARGET_MINOR		14
+#define DM_MPATH_ATOMIC_WRITES		0
+#define DM_MPATH_RETAIN_IMPLIED		false
+
+static inline bool mpath_ioctl_is_probe_paths(unsigned int cmd)
+{
+	return false;
+}
 #endif
 
 /*

@@ -1586,7 +1586,8 @@ static int parse_hw_handler(struct dm_arg_set *as, struct multipath *m,
 
 	ti->error = "hardware handler constructor failed";
 	m->hw_handler.table_name = name;
-	m->hw_handler.retain_attached = m->retain_attached_hw_handler;
+	m->hw_handler.retain_attached = m->retain_attached_hw_handler ||
+					DM_MPATH_RETAIN_IMPLIED;
 	m->hw_handler.name = hwht->name;
 	r = hwht->ctr(&m->hw_handler, argc - 1, as->argv, &ti->error);
 	m->hw_handler.table_name = NULL;
@@ -2073,6 +2074,7 @@ static unsigned int emit_features(struct multipath *m, status_type_t type,
 				  char *result, unsigned int maxlen)
 {
 	unsigned int sz = 0, nr;
+	bool retain;
 
 	lockdep_assert_held(&m->lock);
 	if (type == STATUSTYPE_INFO) {
@@ -2088,7 +2090,9 @@ static unsigned int emit_features(struct multipath *m, status_type_t type,
 		return sz;
 	}
 
-	nr = m->queue_if_no_path + m->retain_attached_hw_handler +
+	/* 1.15.0 keeps an attached handler always: no word for it. */
+	retain = m->retain_attached_hw_handler && !DM_MPATH_RETAIN_IMPLIED;
+	nr = m->queue_if_no_path + retain +
 	     (m->pg_init_retries ? 2 : 0) +
 	     (m->pg_init_delay_msecs != MPATH_PG_INIT_DELAY_UNSET ? 2 : 0) +
 	     (m->queue_mode_bio ? 2 : 0) + (m->no_path_timeout_set ? 2 : 0);
@@ -2099,7 +2103,7 @@ static unsigned int emit_features(struct multipath *m, status_type_t type,
 		DMEMIT("pg_init_retries %u ", m->pg_init_retries);
 	if (m->pg_init_delay_msecs != MPATH_PG_INIT_DELAY_UNSET)
 		DMEMIT("pg_init_delay_msecs %u ", m->pg_init_delay_msecs);
-	if (m->retain_attached_hw_handler)
+	if (retain)
 		DMEMIT("retain_attached_hw_handler ");
 	if (m->queue_mode_bio)
 		DMEMIT("queue_mode bio ");
@@ -2452,16 +2456,102 @@ static int multipath_message(struct dm_target *ti, unsigned int argc,
 /* ---- ioctls and device iteration ---- */
 
 /*
+ * DM_MPATH_PROBE_PATHS (target 1.15.0): one block read through a path of
+ * the PG in use, which is failed if the read fails with a path error, as
+ * an I/O's error would have failed it. The read goes to the path itself:
+ * no selector, no hardware handler, not counted in the path's statistics.
+ */
+static int probe_path(struct multipath *m, struct pgpath *pgpath)
+{
+	struct block_device *bdev = pgpath->path.dev->bdev;
+	unsigned int size = bdev_logical_block_size(bdev);
+	unsigned int order = get_order(size);
+	blk_status_t status;
+	unsigned long flags;
+	struct page *page;
+	struct bio *bio;
+
+	page = alloc_pages(GFP_KERNEL, order);
+	if (!page)
+		return -ENOMEM;
+	bio = bio_alloc(bdev, 1, REQ_OP_READ, GFP_KERNEL);
+	bio->bi_iter.bi_sector = 0;
+	__bio_add_page(bio, page, size, 0);
+	submit_bio_wait(bio);
+	status = bio->bi_status;
+	bio_put(bio);
+	__free_pages(page, order);
+
+	if (status && blk_path_error(status)) {
+		spin_lock_irqsave(&m->lock, flags);
+		__fail_path(m, pgpath);
+		spin_unlock_irqrestore(&m->lock, flags);
+	}
+	return 0;
+}
+
+/*
+ * Probe every active path of the PG in use, so that an SG_IO user (QEMU)
+ * that saw an error can tell a dead path from a failed command: after it,
+ * the map's next SG_IO goes down a path that answered. -ENOTCONN: no
+ * usable path is left in the whole map. Nothing is probed while the map is
+ * suspended or holds I/O for a pg_init (the PG is not in use yet), nor in
+ * the other PGs (reading there would mean switching to them). Concurrent
+ * probes each read; upstream makes the second wait for the first and holds
+ * back PG switches meanwhile, which changes what is probed, not what a
+ * caller sees.
+ */
+static int probe_active_paths(struct multipath *m)
+{
+	struct priority_group *pg;
+	struct pgpath *pgpath;
+	unsigned long flags;
+	int r = 0;
+
+	spin_lock_irqsave(&m->lock, flags);
+	pg = m->queue_io || m->suspending ? NULL : m->current_pg;
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	/* The PG's path list is fixed while the table lives. */
+	if (pg) {
+		list_for_each_entry(pgpath, &pg->pgpaths, list) {
+			if (READ_ONCE(m->current_pg) != pg)
+				break;
+			if (!READ_ONCE(pgpath->path.is_active))
+				continue;
+			r = probe_path(m, pgpath);
+			if (r)
+				return r;
+		}
+	}
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (!m->nr_valid_paths)
+		r = -ENOTCONN;
+	spin_unlock_irqrestore(&m->lock, flags);
+	return r;
+}
+
+/*
  * ioctls (SG_IO, BLKGETSIZE64...) go to the current path, chosen here if
  * there is none. -ENOTCONN makes dm core retry shortly: used while a PG is
  * being initialised, and while queue_if_no_path holds I/O for a path.
+ * device-mapper's own ioctls are answered here (only on kernels whose dm
+ * core passes them: mpath_ioctl_is_dm(); forward is NULL on the others).
  */
-static DM_MPATH_PREPARE_IOCTL(multipath_prepare_ioctl)
+static int mpath_prepare_ioctl(struct dm_target *ti, struct block_device **bdev,
+			       unsigned int cmd, bool *forward)
 {
 	struct multipath *m = ti->private;
 	struct pgpath *pgpath = NULL;
 	unsigned long flags;
 	int r = 0;
+
+	if (mpath_ioctl_is_dm(cmd)) {
+		*forward = false;
+		return mpath_ioctl_is_probe_paths(cmd) ?
+			probe_active_paths(m) : -ENOTTY;
+	}
 
 	spin_lock_irqsave(&m->lock, flags);
 
@@ -2492,6 +2582,12 @@ static DM_MPATH_PREPARE_IOCTL(multipath_prepare_ioctl)
 	return r;
 }
 
+static DM_MPATH_PREPARE_IOCTL(multipath_prepare_ioctl)
+{
+	return mpath_prepare_ioctl(ti, bdev, DM_MPATH_IOCTL_CMD,
+				   DM_MPATH_IOCTL_FORWARD);
+}
+
 static int multipath_iterate_devices(struct dm_target *ti,
 				     iterate_devices_callout_fn fn, void *data)
 {
@@ -2517,16 +2613,17 @@ static int multipath_iterate_devices(struct dm_target *ti,
 static struct target_type multipath_target = {
 	.name		  = "multipath",
 	/* What multipath-tools reads to pick its grammar: see the docs. */
-	.version	  = {1, 14, 0},
+	.version	  = {1, DM_MPATH_TARGET_MINOR, 0},
 	/*
 	 * Singleton: one LUN per map, also what ioctl passthrough needs.
 	 * Immutable: a live map keeps its target type across reloads
 	 * (multipathd relies on it). Integrity: the paths' protection
 	 * information profile is the map's, and protected bios keep it on a
-	 * retry (see mpio_keep_integrity).
+	 * retry (see mpio_keep_integrity). Atomic writes: where the kernel's
+	 * own target passes them (1.15.0); a bio is sent again whole.
 	 */
 	.features	  = DM_TARGET_SINGLETON | DM_TARGET_IMMUTABLE |
-			    DM_TARGET_PASSES_INTEGRITY,
+			    DM_TARGET_PASSES_INTEGRITY | DM_MPATH_ATOMIC_WRITES,
 	.module		  = THIS_MODULE,
 	.ctr		  = multipath_ctr,
 	.dtr		  = multipath_dtr,
@@ -2546,7 +2643,8 @@ static int __init dm_multipath_init(void)
 {
 	int r;
 
-	kmpathd = alloc_workqueue("kmpathd", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	kmpathd = alloc_workqueue("kmpathd", WQ_MEM_RECLAIM | WQ_HIGHPRI |
+				  DM_MPATH_WQ_PERCPU, 0);
 	if (!kmpathd) {
 		DMERR("cannot create workqueue");
 		return -ENOMEM;

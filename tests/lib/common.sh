@@ -131,6 +131,15 @@ kmsg_check_expected() {
 # MODULE_VERSION (dm-mpath-release.h); the distro's modules carry none.
 MPATH_RELEASE=$(sed -n 's/^#define DM_MPATH_RELEASE[[:space:]]*"\(.*\)"/\1/p' "$REPO/dm-mpath-release.h")
 
+# MPATH_TARGET_VERSION: the target version the running kernel's own
+# dm-multipath announces, and ours with it (the grammar multipath-tools
+# picks by it; Documentation/kernels.md): 1.14.0 on 6.1 and 6.12, 1.15.0 on
+# the 7.x kernels Debian ships.
+case $(uname -r) in
+6.*) MPATH_TARGET_VERSION=v1.14.0 ;;
+*) MPATH_TARGET_VERSION=v1.15.0 ;;
+esac
+
 # ---- scsi_debug paths -----------------------------------------------------
 # sdebug_up N [modparam=value ...]: N hosts, one shared store and one WWID,
 # i.e. N paths to one LUN. Sets SD_DEVS (/dev/sdX) and SD_NAMES (sdX).

@@ -11,6 +11,7 @@
 # went through, and the other one, which the handler asks again by itself
 # (it is not told of the reinstatement).
 # timeout: 300
+# cross-kernel: yes
 source "${0%/*}/rc"
 
 alua_begin_fio || exit 1

@@ -56,7 +56,7 @@ lio_stop
 check "ours: modules unload" mp_mods_unload
 
 check "distro dm-multipath loads (insmod)" eval "insmod $DISTRO_MD/dm-multipath.ko && insmod $DISTRO_MD/dm-round-robin.ko" || exit 1
-check_eq "the distro's target answers (1.14.0)" "v1.14.0" "$(dmsetup targets | awk '$1 == "multipath" {print $2}')"
+check_eq "the distro's target answers ($MPATH_TARGET_VERSION)" "$MPATH_TARGET_VERSION" "$(dmsetup targets | awk '$1 == "multipath" {print $2}')"
 array_up --allow-dh
 steps "distro, scsi_dh_alua"
 DISTRO=$RESULT

@@ -3,6 +3,7 @@
 # Smoke: a one-PG round-robin map over two scsi_debug paths carries data,
 # shows the seed's INFO/TABLE status formats, and goes away cleanly.
 # timeout: 120
+# cross-kernel: yes
 source "${0%/*}/rc"
 
 mp_fixture 2 mpb

@@ -7,6 +7,19 @@
 source "${0%/*}/rc"
 
 mp_fixture 2 mpt1 mpt2 mpbad
+
+# shown TABLE-FEATURES...: the TABLE expected for these features.  Target
+# 1.15.0 (7.x, as the kernel's own) accepts retain_attached_hw_handler but
+# no longer shows it (an attached scsi_dh is always kept): one word fewer.
+shown() {
+	local n=${1%% *} rest=${1#* }
+	if [ "$MPATH_TARGET_VERSION" = v1.15.0 ] &&
+	   [[ $rest == *"retain_attached_hw_handler "* ]]; then
+		echo "$((n - 1)) ${rest/retain_attached_hw_handler /}"
+	else
+		echo "$1"
+	fi
+}
 A=${DEVNUMS[0]} B=${DEVNUMS[1]}
 
 check_table_roundtrip "1 PG, 2 paths, repeat 16" \
@@ -26,17 +39,18 @@ check_table_roundtrip "no priority groups with queue_if_no_path" \
 	"1 queue_if_no_path 0 0 0" "1 queue_if_no_path 0 0 0 "
 check_table_roundtrip "every Linux 6.1 feature word, and the queueing bound" \
 	"8 pg_init_delay_msecs 500 queue_mode BIO pg_init_retries 50 retain_attached_hw_handler queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
-	"8 queue_if_no_path pg_init_retries 50 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 1 1 $A 1000 "
+	"$(shown "8 queue_if_no_path pg_init_retries 50 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 1 1 $A 1000 ")"
 check_table_roundtrip "every feature word at once: 10 words" \
 	"10 queue_if_no_path_timeout_secs 7 pg_init_delay_msecs 500 queue_mode bio pg_init_retries 5 retain_attached_hw_handler queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
-	"10 queue_if_no_path pg_init_retries 5 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 7 0 1 1 round-robin 0 1 1 $A 1000 "
+	"$(shown "10 queue_if_no_path pg_init_retries 5 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 7 0 1 1 round-robin 0 1 1 $A 1000 ")"
 # 9 words loaded, then the queue_if_no_path message: TABLE shows 10 words,
 # and what it shows must load again.
 check "create a 9-word map" dmsetup create mp9 --table \
 	"0 $SECTORS multipath 9 pg_init_retries 5 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 7 0 1 1 round-robin 0 1 0 $A"
 check "queue_if_no_path message" dmsetup message mp9 0 queue_if_no_path
 t9=$(dmsetup table mp9)
-check_match "its TABLE has 10 feature words" "^0 $SECTORS multipath 10 queue_if_no_path " "$t9"
+n10=$(shown "10 retain_attached_hw_handler ")
+check_match "its TABLE has ${n10%% *} feature words" "^0 $SECTORS multipath ${n10%% *} queue_if_no_path " "$t9"
 check "that TABLE loads as a new map" dmsetup create mp10 --table "$t9"
 check_eq "... and prints the same" "$t9" "$(dmsetup table mp10)"
 dm_remove mp9

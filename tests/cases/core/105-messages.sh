@@ -4,6 +4,7 @@
 # of range numbers, devices that are not paths of the map are refused with
 # -EINVAL and a kernel log line saying why, and change nothing.
 # timeout: 240
+# cross-kernel: yes
 source "${0%/*}/rc"
 
 mp_fixture 3 mpm

@@ -6,6 +6,7 @@
 # held 2 s), I/O resumes on B, no I/O or verify error. switch_group 1 then
 # trespasses the LUN back to A, and A serves the same data.
 # timeout: 600
+# cross-kernel: yes
 source "${0%/*}/rc"
 
 declare -A N

@@ -28,6 +28,7 @@
 # ones; the initramfs is made with MODULES=list (initramfs-tools' own
 # setting).
 # Not on the debug kernel: it has no distro module tree or headers package.
+# skip-kernel: 6.12.*|7.* DKMS builds this package for 6.1 only (dkms.conf BUILD_EXCLUSIVE_KERNEL ^6\.1\., widened per kernel once its set passes; the prebuilt DKMS tree is the host's, and +deb13 kernels build in the trixie root)
 # requires: distro-kernel
 # timeout: 1500
 source "${0%/*}/rc"

@@ -10,6 +10,7 @@
 # take the path back when it runs again (fio runs 40 s, so that it is
 # writing through the whole failure whatever the machine's speed).
 # timeout: 480
+# cross-kernel: yes
 source "${0%/*}/rc"
 
 mpd_setup 2 - || exit 1

@@ -100,7 +100,7 @@ done
 if [ "$MPD_STACK" = ours ]; then
 	check "dm-emc (ours) was loaded for it" test -d /sys/module/dm_emc
 else
-	check_eq "the distro's target (1.14.0)" v1.14.0 "$(dmsetup targets | awk '$1 == "multipath" {print $2}')"
+	check_eq "the distro's target ($MPATH_TARGET_VERSION)" "$MPATH_TARGET_VERSION" "$(dmsetup targets | awk '$1 == "multipath" {print $2}')"
 fi
 check_eq "map creation: no trespass (SP A owns the LUN)" "0 0" "$(cl_counter A trespass) $(cl_counter B trespass)"
 

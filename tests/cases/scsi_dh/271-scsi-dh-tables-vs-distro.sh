@@ -79,7 +79,7 @@ check_match "ours: rdac gives way to the attached hp_sw" \
 check "ours: modules unload" mp_mods_unload
 
 check "distro dm-multipath loads (insmod)" distro_mods_load || exit 1
-check_eq "the distro's target answers (1.14.0)" "v1.14.0" "$(dmsetup targets | awk '$1 == "multipath" {print $2}')"
+check_eq "the distro's target answers ($MPATH_TARGET_VERSION)" "$MPATH_TARGET_VERSION" "$(dmsetup targets | awk '$1 == "multipath" {print $2}')"
 answers distro
 DISTRO=$RESULT
 check "distro modules unload" distro_mods_unload

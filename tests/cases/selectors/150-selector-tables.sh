@@ -8,6 +8,7 @@
 # (dm's table line and the selector's warning naming the word), and the map
 # keeps its table and gets no inactive one.
 # timeout: 420
+# cross-kernel: yes
 source "${0%/*}/rc"
 
 mp_fixture 3 mpt1 mpt2 mpsel

@@ -7,6 +7,7 @@
 # selector name is refused with that name in the kernel log and loads
 # nothing. Every module unloads at the end.
 # timeout: 300
+# cross-kernel: yes
 source "${0%/*}/rc"
 
 mp_fixture 2 mpm1 mpm2

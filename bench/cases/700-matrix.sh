@@ -114,13 +114,13 @@ delta6() {
 }
 
 # stream_kb_for IMPL: set our sequential_stream_kb for IMPL's cells (0 for
-# -nostream, else the module's own default, read when it was loaded); a
-# module without the parameter (older than dm-mpath-stream.c) is left alone.
+# -nostream, else STREAM_KB_DEFAULT: the module's own default, read before
+# the first change, outside check's subshell); a module without the
+# parameter (older than dm-mpath-stream.c) is left alone.
 STREAM_PARAM=/sys/module/dm_multipath/parameters/sequential_stream_kb
 STREAM_KB_DEFAULT=""
 stream_kb_for() {
 	[ "$(impl_mods "$1")" = ours ] && [ -f $STREAM_PARAM ] || return 0
-	[ -n "$STREAM_KB_DEFAULT" ] || STREAM_KB_DEFAULT=$(<$STREAM_PARAM)
 	case $1 in
 	*-nostream) echo 0 >$STREAM_PARAM ;;
 	*) echo "$STREAM_KB_DEFAULT" >$STREAM_PARAM ;;
@@ -196,6 +196,10 @@ for kind in $KINDS; do
 					dev=$(impl_dev "$impl" mx "${devs[@]}") ||
 						{ tap_fail "$impl: create a map over ${devs[*]}"; continue; }
 					cells_paths=("${PATHS[@]:0:n}")
+				fi
+				if [ -z "$STREAM_KB_DEFAULT" ] && [ -f $STREAM_PARAM ] &&
+					[ "$grp" = ours ]; then
+					STREAM_KB_DEFAULT=$(<$STREAM_PARAM)
 				fi
 				check "$impl: sequential_stream_kb" stream_kb_for "$impl" || continue
 				for wl in $WORKLOADS; do

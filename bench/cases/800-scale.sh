@@ -196,9 +196,10 @@ storm() {
 	local e0 e1 e2 e3 q_us h_us r_msgs_us r_us q_polls h_polls r_polls a b
 	# One job per map (threads of one fio). --disk_util=0 in both fio
 	# runs: fio's disk statistics look up each file's device, and each dm
-	# device's slaves, by walking /sys/block recursively, for every job:
-	# with N maps x 4 paths that is minutes of CPU before the first I/O
-	# (the storm's light I/O never started at N=16 under icount).
+	# device's slaves, in sysfs for every job, the likely cause of the
+	# minutes of CPU before the first I/O with N maps x 4 paths (the
+	# storm's light I/O never started at N=16 under icount; the same job
+	# on 16 plain files starts at once). Not yet confirmed by a storm run.
 	local largs=()
 	for ((k = 0; k < n; k++)); do largs+=("--name=light$k" "--filename=/dev/mapper/bench-s$k"); done
 	fio --thread --disk_util=0 --direct=1 --ioengine=libaio --rw=randread --bs=4k --iodepth=1 \

@@ -13,7 +13,7 @@
 #   the share of one path is reported (a diag: on an SMP guest the stream
 #   moves between CPUs, each with its own record);
 # - 4 KiB random reads at queue depth 32 spread over both paths.
-# timeout: 240
+# timeout: 600
 source "${0%/*}/rc"
 
 STREAM=/sys/module/dm_multipath/parameters/sequential_stream_kb

@@ -7,6 +7,7 @@
 
 dm-multipath-y			:= dm-mpath-registry.o dm-path-selector.o dm-hw-handler.o \
 				   dm-mpath.o
+dm-multipath-y			+= dm-mpath-stream.o
 obj-$(CONFIG_DM_MULTIPATH)	+= dm-multipath.o dm-round-robin.o
 obj-$(CONFIG_DM_MULTIPATH)	+= dm-queue-length.o dm-service-time.o \
 				   dm-historical-service-time.o

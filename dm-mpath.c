@@ -39,6 +39,7 @@
 #include "dm-hw-handler.h"
 #include "dm-mpath-uevent.h"
 #include "dm-mpath-compat.h"
+#include "dm-mpath-stream.h"
 
 #define DM_MSG_PREFIX "multipath"
 
@@ -150,6 +151,8 @@ struct multipath {
 	struct priority_group *fast_pg;
 	struct pgpath *fast_sole_pgpath;
 	atomic_t repeat_left;
+	/* Where each CPU's last bio for fast_pg went (dm-mpath-stream.h). */
+	struct mpath_stream __percpu *streams;
 
 	/* Protects all that follows. Taken in bio completion context too. */
 	spinlock_t lock;
@@ -415,6 +418,11 @@ static struct multipath *alloc_multipath(struct dm_target *ti)
 	if (!m)
 		return NULL;
 
+	m->streams = mpath_streams_alloc();
+	if (!m->streams) {
+		kfree(m);
+		return NULL;
+	}
 	m->ti = ti;
 	spin_lock_init(&m->lock);
 	atomic_set(&m->repeat_left, 0);
@@ -446,6 +454,7 @@ static void free_multipath(struct multipath *m)
 		dm_put_hw_handler(hwh->type);
 	}
 
+	mpath_streams_free(m->streams);
 	kfree(m);
 }
 
@@ -1039,13 +1048,26 @@ static int multipath_map(struct dm_target *ti, struct bio *bio)
 	if (pg) {
 		struct dm_path *path;
 
+		/*
+		 * A sequential stream's next bio: the path of its stint while
+		 * that path is still in use in this PG (else choose again).
+		 */
+		path = mpath_stream_continued(m->streams, bio);
+		if (path) {
+			pgpath = path_to_pgpath(path);
+			if (likely(pgpath->pg == pg && READ_ONCE(path->is_active)))
+				goto remap;
+		}
+
 		mpio->repeat = 1;
 		path = pg->ps.type->select_path(&pg->ps, bio->bi_iter.bi_size,
 						&mpio->repeat);
 		if (likely(path)) {
 			pgpath = path_to_pgpath(path);
-			if (likely(mpio->repeat == 1))
+			if (likely(mpio->repeat == 1)) {
+				mpath_stream_start(m->streams, bio, path);
 				goto remap;
+			}
 			/* A path with a budget of its own (round-robin). */
 			return map_bio_chosen(m, bio, mpio, pgpath,
 					      mpio->repeat);

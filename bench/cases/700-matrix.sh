@@ -28,7 +28,9 @@
 source "$REPO/tests/lib/common.sh"
 source "$REPO/bench/lib/bench.sh"
 
-IMPLS_ALL="raw ours ours-r1 ours-ql ours-st ours-hst distro-bio distro-rq distro-ql distro-rq-ql distro-st distro-rq-st"
+# ours-SEL-nostream: ours with sequential_stream_kb=0 (the selector chooses
+# every bio: the target before dm-mpath-stream.c), in the same boot.
+IMPLS_ALL="raw ours ours-r1 ours-r1-nostream ours-ql ours-ql-nostream ours-st ours-st-nostream ours-hst ours-hst-nostream distro-bio distro-rq distro-ql distro-rq-ql distro-st distro-rq-st"
 if [ "$BENCH_QUICK" = 1 ]; then
 	RAMP=0.2 RUNTIME=1
 	KINDS=$(bench_param kinds queued) NPATHS=$(bench_param npaths 2)
@@ -111,6 +113,20 @@ delta6() {
 	echo "${out%,}"
 }
 
+# stream_kb_for IMPL: set our sequential_stream_kb for IMPL's cells (0 for
+# -nostream, else STREAM_KB_DEFAULT: the module's own default, read before
+# the first change, outside check's subshell); a module without the
+# parameter (older than dm-mpath-stream.c) is left alone.
+STREAM_PARAM=/sys/module/dm_multipath/parameters/sequential_stream_kb
+STREAM_KB_DEFAULT=""
+stream_kb_for() {
+	[ "$(impl_mods "$1")" = ours ] && [ -f $STREAM_PARAM ] || return 0
+	case $1 in
+	*-nostream) echo 0 >$STREAM_PARAM ;;
+	*) echo "$STREAM_KB_DEFAULT" >$STREAM_PARAM ;;
+	esac
+}
+
 # cell KIND N IMPL DEV WL PATHNAMES...: one fio run, one record.
 cell() {
 	local kind=$1 n=$2 impl=$3 dev=$4 wl=$5 kn tag json p rc
@@ -137,6 +153,7 @@ cell() {
 	for i in "${!paths[@]}"; do fields+=("p$i=$(delta6 "${before[i]}" "${after[i]}")"); done
 	record suite=matrix "kind=$kind" "paths=$n" "impl=$impl" "ver=${MP_VERSION:-}" \
 		"workload=$wl" ok=1 "fio=raw/$tag.json" "dev=$kn" \
+		"stream_kb=$(cat $STREAM_PARAM 2>/dev/null)" \
 		"map=$(delta6 "$m0" "$m1")" "${fields[@]}"
 	tap_ok "$tag"
 }
@@ -180,6 +197,11 @@ for kind in $KINDS; do
 						{ tap_fail "$impl: create a map over ${devs[*]}"; continue; }
 					cells_paths=("${PATHS[@]:0:n}")
 				fi
+				if [ -z "$STREAM_KB_DEFAULT" ] && [ -f $STREAM_PARAM ] &&
+					[ "$grp" = ours ]; then
+					STREAM_KB_DEFAULT=$(<$STREAM_PARAM)
+				fi
+				check "$impl: sequential_stream_kb" stream_kb_for "$impl" || continue
 				for wl in $WORKLOADS; do
 					progress "matrix $kind $n $impl $wl"
 					cell "$kind" "$n" "$impl" "$dev" "$wl" "${cells_paths[@]}"

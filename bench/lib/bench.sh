@@ -167,6 +167,9 @@ impl_table() {
 	case $impl in
 	linear) echo "0 $size linear $1 0"; return ;;
 	esac
+	# ours-SEL-nostream: the same table (bench/cases/700 sets the module
+	# parameter sequential_stream_kb=0 for it).
+	impl=${impl%-nostream}
 	case $impl in
 	ours) args=1000 ;;
 	*-st) args="1 1" ;;

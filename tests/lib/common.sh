@@ -200,6 +200,15 @@ path_writes() { local f; read -ra f <"/sys/block/$1/stat" && echo "${f[4]}"; }
 
 # ---- our modules and maps -----------------------------------------------
 mp_mods_load() { modprobe dm-multipath && modprobe dm-round-robin; }
+# mp_stream_off: our maps choose a path for every bio, sequential or not
+# (module parameter sequential_stream_kb=0; dm-mpath-stream.c), until the
+# module is unloaded: for scenarios that count a selector's per-bio choices
+# with sequential I/O (dd, fio --rw=read), which a stint would keep on one
+# path. 156 tests the stints themselves.
+mp_stream_off() {
+	modprobe dm-multipath &&
+		echo 0 >/sys/module/dm_multipath/parameters/sequential_stream_kb
+}
 mp_mods_unload() {
 	local m
 	for m in "${MP_MODULES[@]}"; do

@@ -18,6 +18,7 @@ PS_HOLD_MS=$(per_kernel 90000 360000)
 ps_fixture() {
 	on_exit "ps_release_all; dm_remove $1; ps_unstack; sdebug_down; mp_mods_unload"
 	sdebug_up 2 delay=0 || { tap_fail "scsi_debug with 2 paths"; exit 1; }
+	check "selectors' per-bio choices: sequential_stream_kb=0" mp_stream_off || exit 1
 	S=$(blockdev --getsz "${SD_DEVS[0]}")
 }
 # ps_info_both MAP: the first INFO word of P0 and of P1 in MAP ("w0 w1"):

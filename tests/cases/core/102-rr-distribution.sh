@@ -8,6 +8,7 @@
 source "${0%/*}/rc"
 
 mp_fixture 3 mprr
+check "per-bio choices: sequential_stream_kb=0" mp_stream_off || exit 1
 A=${DEVNUMS[0]} B=${DEVNUMS[1]} C=${DEVNUMS[2]}
 a=${SD_NAMES[0]} b=${SD_NAMES[1]} c=${SD_NAMES[2]}
 

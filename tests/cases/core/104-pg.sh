@@ -8,6 +8,7 @@
 source "${0%/*}/rc"
 
 mp_fixture 4 mpg
+check "per-bio choices: sequential_stream_kb=0" mp_stream_off || exit 1
 A=${DEVNUMS[0]} B=${DEVNUMS[1]} C=${DEVNUMS[2]} D=${DEVNUMS[3]}
 N=("${SD_NAMES[@]}")
 TABLE="round-robin 0 2 1 $A 1 $B 1 round-robin 0 2 1 $C 1 $D 1"

@@ -10,6 +10,7 @@
 source "${0%/*}/rc"
 
 mp_fixture 2 mps
+check "per-bio choices: sequential_stream_kb=0" mp_stream_off || exit 1
 A=${DEVNUMS[0]} B=${DEVNUMS[1]}
 check "create a 1-PG map, repeat_count 1" dm_create mps \
 	"0 $SECTORS multipath 0 0 1 1 round-robin 0 2 1 $A 1 $B 1"

@@ -120,8 +120,9 @@ struct pgpath {
 	 * share (map_bio_trial). Under m->lock.
 	 */
 	bool ps_hidden;
-	struct path_health health;
 	struct dm_path path;
+	/* Last: its first words, read per completion, share path's cacheline. */
+	struct path_health health;
 };
 
 #define path_to_pgpath(p) container_of((p), struct pgpath, path)

@@ -12,6 +12,7 @@
 # while on probation, logs no status it could not read, and when the
 # flapping stops shows both paths "active ready". fio: no error, every
 # block verified.
+# tier: full (801 covers a flaky path with a checker reinstating it; this adds multipathd 0.9.4 as the checker)
 # timeout: 420
 source "${0%/*}/rc"
 

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # This file is two things at once:
-#  - a drivers/md-style Kbuild fragment (the three lines below), and
+#  - a drivers/md-style Kbuild fragment (the lines below), and
 #  - when run directly with make, the out-of-tree entry point that builds the
 #    modules against KDIR and drives the guest-based test suite.
 
 dm-multipath-y			:= dm-mpath-registry.o dm-path-selector.o dm-hw-handler.o \
-				   dm-mpath.o
+				   dm-mpath.o dm-mpath-health.o
 dm-multipath-y			+= dm-mpath-stream.o
 obj-$(CONFIG_DM_MULTIPATH)	+= dm-multipath.o dm-round-robin.o
 obj-$(CONFIG_DM_MULTIPATH)	+= dm-queue-length.o dm-service-time.o \

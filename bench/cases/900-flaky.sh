@@ -67,6 +67,7 @@ diag "mode=$BENCH_MODE runtime=${RUNTIME}s flakey up=$UP down=$DOWN lat=${LAT_US
 
 TRACE=/sys/kernel/tracing
 mountpoint -q $TRACE || mount -t tracefs nodev $TRACE
+mountpoint -q /sys/kernel/debug || mount -t debugfs nodev /sys/kernel/debug
 
 # ---- set-up ---------------------------------------------------------------
 flaky_cleanup() {
@@ -154,13 +155,21 @@ path_field() {
 	return 1
 }
 both_active() { [[ "$(path_field "$NUMA")" == A* && "$(path_field "$NUMB")" == A* ]]; }
+# our_errors MAJ:MIN: the path's errors= in our debugfs record ("-" if none)
+our_errors() {
+	local rec
+	rec=/sys/kernel/debug/dm-multipath/$(dmsetup info -c --noheadings -o major,minor \
+		--separator : "$MAP" | tr -d ' ')
+	[ -r "$rec" ] || { echo -; return; }
+	sed -n "s/.* dev=$1 .* errors=\([0-9]*\).*/\1/p" "$rec" | head -n 1
+}
 map_events() { dmsetup info -c --noheadings -o events "$MAP" 2>/dev/null | tr -d ' '; }
 ioerr() { echo $(($(cat "/sys/block/$1/device/ioerr_cnt"))); }
 
 # ---- one configuration ----------------------------------------------------
 run_config() {
 	local impl=$1 mods extra_def="" features="" tag fio_pid rc states="" t0 st
-	local ev0 ev1 fa0 fa1 fb0 fb1 ta tb ia0 ia1 ib0 ib1
+	local ev0 ev1 fa0 fa1 fb0 fb1 ta tb ia0 ia1 ib0 ib1 dbg
 	case $impl in
 	distro*) mods=distro ;;
 	ours*) mods=ours ;;
@@ -234,6 +243,8 @@ run_config() {
 	ta=$(grep -c " ${NUMA/:/,} " $TRACE/trace)
 	tb=$(grep -c " ${NUMB/:/,} " $TRACE/trace)
 	ia1=$(ioerr "$SDA") ib1=$(ioerr "$SDB")
+	# Ours also counts them per path (debugfs, since the table's load).
+	dbg=$(our_errors "$NUMA")
 	cp "/tmp/$tag.json" "$BENCH_OUT/raw/$tag.json" 2>/dev/null
 	gzip -1 -c "/tmp/${tag}_clat.1.log" >"$BENCH_OUT/raw/${tag}_clat.log.gz" 2>/dev/null
 	rm -f /tmp/"${tag}"_*.log
@@ -250,7 +261,7 @@ run_config() {
 			"up=$UP" "down=$DOWN" "lat_us=$LAT_US" "fio=raw/$tag.json" \
 			"clat=raw/${tag}_clat.log.gz" "events=$((ev1 - ev0))" \
 			"fails_a=$((fa1 - fa0))" "fails_b=$((fb1 - fb0))" \
-			"rqerr_a=$ta" "rqerr_b=$tb" "ioerr_a=$((ia1 - ia0))" "ioerr_b=$((ib1 - ib0))" \
+			"rqerr_a=$ta" "rqerr_b=$tb" "ioerr_a=$((ia1 - ia0))" "ioerr_b=$((ib1 - ib0))" "our_errors_a=${dbg:--}" \
 			"table=$(dmsetup table "$MAP" | tr ' ' _)" "states=${states%,}"
 	fi
 	diag "$impl: events $((ev1 - ev0)), path A failed $((fa1 - fa0))x, errors on A $ta (B $tb), ioerr A $((ia1 - ia0))"

@@ -36,7 +36,7 @@
 #   bench/run-bench --modes icount --cases 900 --out bench/out-flaky
 # Knobs (--param NAME=V): runtime (s, default 300; marginal_path needs a
 # 120 s sample after the second failure, so keep >= 240), up, down (s),
-# lat_us (path latency, default 20000), impls (comma-separated subset).
+# lat_us (the null_blk disk's latency, default 2000), impls (comma-separated subset).
 # --quick: runtime 30, up 9, distro and ours-off only.
 # timeout: 20000
 source "$REPO/tests/lib/common.sh"
@@ -54,7 +54,7 @@ else
 	UP=$(bench_param up 49)
 fi
 DOWN=$(bench_param down 1)
-LAT_US=$(bench_param lat_us 20000)
+LAT_US=$(bench_param lat_us 2000)
 MAP=flaky900
 # multipathd's marginal path detection: a path that fails twice within
 # 60 s is sampled for 120 s (the minimum) with 10 direct reads a second;
@@ -99,6 +99,22 @@ WWID=$(udev_prop "/dev/$SDA" ID_SERIAL)
 check_eq "both paths have one WWID ($WWID)" "$WWID" "$(udev_prop "/dev/$SDB" ID_SERIAL)" || exit 1
 SIZE=$(blockdev --getsz /dev/nbflaky)
 diag "path A $SDA ($NUMA), path B $SDB ($NUMB)"
+
+# cpu_busy_ticks: busy (non-idle) ticks of /proc/stat so far
+cpu_busy_ticks() {
+	local u n s q sq
+	read -r _ u n s _ _ q sq _ </proc/stat
+	echo $((u + n + s + q + sq))
+}
+# Calibration: path A alone (no map, no fault), 5 s of the same workload:
+# the IOPS one path gives and how busy the guest CPU is meanwhile.
+b0=$(cpu_busy_ticks) t0=${EPOCHREALTIME/./}
+fio --name=calib --filename="/dev/$SDA" --direct=1 --ioengine=libaio --rw=randrw \
+	--rwmixread=50 --bs=4k --iodepth=32 --numjobs=1 --time_based --runtime=5 \
+	--output-format=json --output="$BENCH_OUT/raw/flaky_calib.json" >/dev/null 2>&1
+b1=$(cpu_busy_ticks) t1=${EPOCHREALTIME/./}
+record suite=flaky-calib "fio=raw/flaky_calib.json" "busy_ticks=$((b1 - b0))" "elapsed_us=$((t1 - t0))"
+diag "calibration (path A alone, 5 s): busy $((b1 - b0)) ticks of $(((t1 - t0) / 10000))"
 
 # The probation feature words of ours (issue 32), if this build has them.
 OURS_PROBATION=0
@@ -169,7 +185,7 @@ ioerr() { echo $(($(cat "/sys/block/$1/device/ioerr_cnt"))); }
 # ---- one configuration ----------------------------------------------------
 run_config() {
 	local impl=$1 mods extra_def="" features="" tag fio_pid rc states="" t0 st
-	local ev0 ev1 fa0 fa1 fb0 fb1 ta tb ia0 ia1 ib0 ib1 dbg
+	local ev0 ev1 fa0 fa1 fb0 fb1 ta tb ia0 ia1 ib0 ib1 dbg b0 b1 t1
 	case $impl in
 	distro*) mods=distro ;;
 	ours*) mods=ours ;;
@@ -219,7 +235,7 @@ run_config() {
 	tag=flaky_$impl
 	check "$impl: path A's layer turns flakey (up $UP s, down $DOWN s)" \
 		pair_layer_table A "0 $SIZE flakey /dev/nbflaky 0 $UP $DOWN" || return 1
-	t0=${EPOCHREALTIME/./}
+	t0=${EPOCHREALTIME/./} b0=$(cpu_busy_ticks)
 	fio --name=flaky --filename="/dev/mapper/$MAP" --direct=1 --ioengine=libaio \
 		--rw=randrw --rwmixread=50 --bs=4k --iodepth=32 --numjobs=1 \
 		--randrepeat=1 --time_based --runtime="$RUNTIME" \
@@ -234,6 +250,7 @@ run_config() {
 	done
 	wait "$fio_pid"
 	rc=$?
+	b1=$(cpu_busy_ticks) t1=${EPOCHREALTIME/./}
 	echo 0 >$TRACE/tracing_on
 	check "$impl: path A's layer linear again" \
 		pair_layer_table A "0 $SIZE linear /dev/nbflaky 0"
@@ -262,6 +279,7 @@ run_config() {
 			"clat=raw/${tag}_clat.log.gz" "events=$((ev1 - ev0))" \
 			"fails_a=$((fa1 - fa0))" "fails_b=$((fb1 - fb0))" \
 			"rqerr_a=$ta" "rqerr_b=$tb" "ioerr_a=$((ia1 - ia0))" "ioerr_b=$((ib1 - ib0))" "our_errors_a=${dbg:--}" \
+			"busy_ticks=$((b1 - b0))" "elapsed_us=$((t1 - t0))" \
 			"table=$(dmsetup table "$MAP" | tr ' ' _)" "states=${states%,}"
 	fi
 	diag "$impl: events $((ev1 - ev0)), path A failed $((fa1 - fa0))x, errors on A $ta (B $tb), ioerr A $((ia1 - ia0))"

@@ -102,7 +102,9 @@ lio_pair_down() {
 		dmsetup info "$PAIR_LAYER_PREFIX$p" >/dev/null 2>&1 &&
 			{ dm_remove "$PAIR_LAYER_PREFIX$p" || { echo "lio_pair_down: layer $p stays" >&2; rc=1; }; }
 	done
-	for m in tcm_loop target_core_iblock target_core_mod; do
+	# (target_core_mod loads its file, pscsi and user backstores itself)
+	for m in tcm_loop target_core_user target_core_pscsi target_core_file \
+		target_core_iblock target_core_mod uio; do
 		[ -d "/sys/module/$m" ] && { mod_unload_retry "$m" ||
 			{ echo "lio_pair_down: module $m stays (refcnt $(cat /sys/module/$m/refcnt))" >&2; rc=1; }; }
 	done

@@ -9,8 +9,11 @@
 # latency-bound array; the guest CPU stays mostly idle, so under icount a
 # virtual second costs little wall time). At fio's start path A's layer
 # becomes dm-flakey "UP DOWN": every I/O to path A fails for DOWN s out of
-# every UP+DOWN s (defaults 49 and 1: 2% of the time, i.e. 1% of the map's
-# I/O while round-robin sends half of it to A). LIO answers TEST UNIT READY
+# every UP+DOWN s (defaults 19 and 1: 5% of the time, i.e. 2.5% of the
+# map's I/O while round-robin sends half of it to A; dm-flakey counts whole
+# seconds, so 1% would mean one burst per 100 s, too sparse for a 60 s
+# fault window or multipathd's 60 s double-failure window to see a
+# pattern within a few minutes). LIO answers TEST UNIT READY
 # itself, so multipathd's checker finds path A healthy and reinstates it:
 # the ping-pong the issue describes.
 # Workload: fio 4 KiB random 50/50 read/write, QD32, one job, RUNTIME s,
@@ -34,8 +37,8 @@
 # bench/analyze-flaky writes flaky.md and flaky-latency.png.
 #
 #   bench/run-bench --modes icount --cases 900 --out bench/out-flaky
-# Knobs (--param NAME=V): runtime (s, default 300; marginal_path needs a
-# 120 s sample after the second failure, so keep >= 240), up, down (s),
+# Knobs (--param NAME=V): runtime (s, default 300; marginal_path acts after
+# a second failure within 60 s plus a 120 s sample: keep >= 200), up, down (s),
 # lat_us (the null_blk disk's latency, default 2000), impls (comma-separated subset).
 # --quick: runtime 30, up 9, distro and ours-off only.
 # timeout: 20000
@@ -51,7 +54,7 @@ if [ "$BENCH_QUICK" = 1 ]; then
 else
 	RUNTIME=$(bench_param runtime 300)
 	IMPLS=$(bench_param impls "distro distro-marginal ours-off ours-on")
-	UP=$(bench_param up 49)
+	UP=$(bench_param up 19)
 fi
 DOWN=$(bench_param down 1)
 LAT_US=$(bench_param lat_us 2000)

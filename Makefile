@@ -6,7 +6,7 @@
 #    modules against KDIR and drives the guest-based test suite.
 
 dm-multipath-y			:= dm-mpath-registry.o dm-path-selector.o dm-hw-handler.o \
-				   dm-mpath.o
+				   dm-mpath.o dm-mpath-health.o
 obj-$(CONFIG_DM_MULTIPATH)	+= dm-multipath.o dm-round-robin.o
 obj-$(CONFIG_DM_MULTIPATH)	+= dm-queue-length.o dm-service-time.o \
 				   dm-historical-service-time.o

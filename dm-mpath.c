@@ -39,6 +39,7 @@
 #include "dm-hw-handler.h"
 #include "dm-mpath-uevent.h"
 #include "dm-mpath-compat.h"
+#include "dm-mpath-health.h"
 
 #define DM_MSG_PREFIX "multipath"
 
@@ -91,7 +92,7 @@ MODULE_PARM_DESC(queue_if_no_path_timeout_secs,
 		 "Seconds a map with queue_if_no_path holds I/O with no path before failing it (0 to 86400; 0: no bound; a table's queue_if_no_path_timeout_secs feature overrides)");
 
 /* All feature words at once (see parse_features). */
-#define MPATH_MAX_FEATURE_WORDS	10
+#define MPATH_MAX_FEATURE_WORDS	18
 
 /* Upper bound of every count in the table. */
 #define MPATH_MAX_COUNT		1024
@@ -113,7 +114,15 @@ struct pgpath {
 	struct path_counters __percpu *counters;
 	unsigned int fail_count;	/* times this path was failed */
 	bool hwh_added;			/* the handler's add_path took it */
+	/*
+	 * On probation, usable, and failed in the selector's eyes so that it
+	 * chooses the PG's other paths: I/O reaches it only as the trial
+	 * share (map_bio_trial). Under m->lock.
+	 */
+	bool ps_hidden;
 	struct dm_path path;
+	/* Last: its first words, read per completion, share path's cacheline. */
+	struct path_health health;
 };
 
 #define path_to_pgpath(p) container_of((p), struct pgpath, path)
@@ -128,6 +137,9 @@ struct priority_group {
 	/* Usable ones; written under m->lock, read by end_io() without. */
 	unsigned int nr_valid_pgpaths;
 	struct list_head pgpaths;
+	/* Paths hidden from the selector (on probation); under m->lock. */
+	unsigned int nr_hidden;
+	struct pgpath *trial_last;	/* the last to get a trial bio */
 };
 
 struct multipath {
@@ -150,6 +162,13 @@ struct multipath {
 	struct priority_group *fast_pg;
 	struct pgpath *fast_sole_pgpath;
 	atomic_t repeat_left;
+	/*
+	 * The current PG while it has paths on probation: map() sends them
+	 * their trial share (counted per CPU in trial_tick). Read without
+	 * the lock, like the above.
+	 */
+	struct priority_group *fast_trial_pg;
+	unsigned int __percpu *trial_tick;
 
 	/* Protects all that follows. Taken in bio completion context too. */
 	spinlock_t lock;
@@ -194,6 +213,7 @@ struct multipath {
 	bool queue_mode_bio;			/* "queue_mode bio" given */
 	bool no_path_timeout_set;		/* the table's own bound... */
 	unsigned int no_path_timeout_secs;	/* ...in seconds, 0: none */
+	struct probation_params probation;	/* flaky paths (dm-mpath-health.h) */
 
 	struct work_struct process_queued;	/* on kmpathd */
 	struct work_struct trigger_event;	/* on system_wq */
@@ -215,6 +235,7 @@ struct mpath_io {
 	struct pgpath *pgpath;		/* NULL while not sent down a path */
 	struct mpath_start_stamp start;	/* if the kernel's bio has none */
 	size_t nr_bytes;		/* as sent: in-flight bytes, selectors' end_io */
+	unsigned long issued;		/* jiffies when sent: the stall bound */
 	struct block_device *bi_bdev;
 	struct bvec_iter bi_iter;
 	unsigned short bi_flags;
@@ -415,7 +436,14 @@ static struct multipath *alloc_multipath(struct dm_target *ti)
 	if (!m)
 		return NULL;
 
+	m->trial_tick = alloc_percpu(unsigned int);
+	if (!m->trial_tick) {
+		kfree(m);
+		return NULL;
+	}
+
 	m->ti = ti;
+	probation_params_init(&m->probation);
 	spin_lock_init(&m->lock);
 	atomic_set(&m->repeat_left, 0);
 	bio_list_init(&m->queued_bios);
@@ -446,6 +474,7 @@ static void free_multipath(struct multipath *m)
 		dm_put_hw_handler(hwh->type);
 	}
 
+	free_percpu(m->trial_tick);
 	kfree(m);
 }
 
@@ -471,14 +500,17 @@ static void __queue_event(struct multipath *m)
 static void __update_fast_path(struct multipath *m)
 {
 	bool direct = !m->queue_io && m->current_pgpath;
+	struct priority_group *pg = direct ? m->current_pgpath->pg : NULL;
 	bool per_io = direct && m->per_io_select;
-	bool sole = per_io && m->current_pgpath->pg->nr_valid_pgpaths == 1;
+	/* Paths on probation are not the selector's to choose. */
+	bool sole = per_io && pg->nr_valid_pgpaths - pg->nr_hidden == 1;
 
 	lockdep_assert_held(&m->lock);
 	WRITE_ONCE(m->fast_pgpath,
 		   direct && !m->per_io_select ? m->current_pgpath : NULL);
 	WRITE_ONCE(m->fast_pg, per_io && !sole ? m->current_pg : NULL);
 	WRITE_ONCE(m->fast_sole_pgpath, sole ? m->current_pgpath : NULL);
+	WRITE_ONCE(m->fast_trial_pg, pg && pg->nr_hidden ? pg : NULL);
 }
 
 /* Make pg the PG in use: the PG change event, and its pg_init if any. */
@@ -691,10 +723,122 @@ static void no_path_timeout(struct timer_list *t)
 	spin_unlock_irqrestore(&m->lock, flags);
 }
 
+/* ---- Path probation (the record and the decisions: dm-mpath-health.c) ---- */
+
+/*
+ * The usable paths of pg on probation are hidden from its selector while
+ * it has a usable path that is not on probation, and shown to it
+ * otherwise: the last usable path is always used. After every change of a
+ * path's state or probation; the caller updates the fast path.
+ */
+static void __probation_balance(struct multipath *m, struct priority_group *pg)
+{
+	struct path_selector *ps = &pg->ps;
+	bool healthy = false;
+	struct pgpath *p;
+
+	lockdep_assert_held(&m->lock);
+	list_for_each_entry(p, &pg->pgpaths, list) {
+		if (p->path.is_active && !p->health.probation) {
+			healthy = true;
+			break;
+		}
+	}
+
+	list_for_each_entry(p, &pg->pgpaths, list) {
+		bool hide = healthy && p->health.probation;
+
+		if (!p->path.is_active || hide == p->ps_hidden)
+			continue;
+		if (hide) {
+			ps->type->fail_path(ps, &p->path);
+			/* A choice for repeat bios must not stay on it. */
+			if (m->current_pgpath == p && !m->queue_io)
+				m->current_pgpath = NULL;
+		} else if (ps->type->reinstate_path(ps, &p->path)) {
+			DMERR("%s: path selector refused path %s back from probation",
+			      dm_table_device_name(m->ti->table),
+			      p->path.dev->name);
+			continue;
+		}
+		p->ps_hidden = hide;
+		pg->nr_hidden += hide ? 1 : -1;
+	}
+}
+
+static void __probation_enter(struct multipath *m, struct pgpath *pgpath)
+{
+	lockdep_assert_held(&m->lock);
+	__path_health_enter(&pgpath->health, &m->probation,
+			    dm_table_device_name(m->ti->table),
+			    pgpath->path.dev->name);
+	__queue_event(m);
+}
+
+static void __probation_leave(struct multipath *m, struct pgpath *pgpath)
+{
+	lockdep_assert_held(&m->lock);
+	__path_health_leave(&pgpath->health, dm_table_device_name(m->ti->table),
+			    pgpath->path.dev->name);
+	__probation_balance(m, pgpath->pg);
+	__update_fast_path(m);
+	__queue_event(m);
+}
+
+/*
+ * A completion told something (path_health_io_done): a stall, or the
+ * clean I/O that completes a probation. Rare: takes the lock.
+ */
+static noinline void probation_io_news(struct multipath *m,
+				       struct pgpath *pgpath,
+				       enum path_health_news news)
+{
+	struct path_health *h = &pgpath->health;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (news == PATH_HEALTH_STALL) {
+		/* A path in use whose stalls reach the count: at once. */
+		if (__path_health_fault(h, &m->probation, PATH_FAULT_STALL) &&
+		    pgpath->path.is_active && !h->probation) {
+			__probation_enter(m, pgpath);
+			__probation_balance(m, pgpath->pg);
+			__update_fast_path(m);
+		}
+	} else if (__path_health_proven(h, &m->probation) &&
+		   pgpath->path.is_active) {
+		__probation_leave(m, pgpath);
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* The next path of pg hidden on probation, in turn. */
+static struct pgpath *__next_trial_pgpath(struct priority_group *pg)
+{
+	struct pgpath *p = pg->trial_last;
+	unsigned int i;
+
+	if (!p)
+		p = list_last_entry(&pg->pgpaths, struct pgpath, list);
+	for (i = 0; i < pg->nr_pgpaths; i++) {
+		p = list_is_last(&p->list, &pg->pgpaths) ?
+		    list_first_entry(&pg->pgpaths, struct pgpath, list) :
+		    list_next_entry(p, list);
+		if (p->ps_hidden) {
+			pg->trial_last = p;
+			return p;
+		}
+	}
+
+	return NULL;
+}
+
 /* ---- Path state ---- */
 
 static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 {
+	struct priority_group *pg = pgpath->pg;
+
 	lockdep_assert_held(&m->lock);
 	if (!pgpath->path.is_active)
 		return;
@@ -702,12 +846,21 @@ static void __fail_path(struct multipath *m, struct pgpath *pgpath)
 	DMWARN("%s: Failing path %s.",
 	       dm_table_device_name(m->ti->table), pgpath->path.dev->name);
 
-	pgpath->pg->ps.type->fail_path(&pgpath->pg->ps, &pgpath->path);
+	/* A path on probation is failed in the selector already. */
+	if (pgpath->ps_hidden) {
+		pgpath->ps_hidden = false;
+		pg->nr_hidden--;
+	} else {
+		pg->ps.type->fail_path(&pg->ps, &pgpath->path);
+	}
 	pgpath->path.is_active = 0;
 	pgpath->fail_count++;
-	WRITE_ONCE(pgpath->pg->nr_valid_pgpaths,
-		   pgpath->pg->nr_valid_pgpaths - 1);
+	WRITE_ONCE(pg->nr_valid_pgpaths, pg->nr_valid_pgpaths - 1);
 	m->nr_valid_paths--;
+	/* Counted now, judged when the path is reinstated. */
+	__path_health_fault(&pgpath->health, &m->probation, PATH_FAULT_FAIL);
+	/* Its PG may have lost the last path not on probation. */
+	__probation_balance(m, pg);
 
 	if (pgpath == m->current_pgpath)
 		m->current_pgpath = NULL;
@@ -777,6 +930,10 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 		   pgpath->pg->nr_valid_pgpaths + 1);
 	m->nr_valid_paths++;
 	__stop_no_path_timer(m);
+
+	if (__path_health_due(&pgpath->health, &m->probation))
+		__probation_enter(m, pgpath);
+	__probation_balance(m, pgpath->pg);
 
 	/* Let the selector consider the path at the next choice. */
 	if (!m->queue_io) {
@@ -865,6 +1022,7 @@ static __always_inline void start_io(struct pgpath *pgpath,
 
 	mpio->pgpath = pgpath;
 	mpio->nr_bytes = nr_bytes;
+	mpio->issued = jiffies;
 	if (unlikely(mpio->had_integrity) && !mpio->integrity_keeper)
 		mpio_keep_integrity(mpio, bio);
 	bio_set_dev(bio, pgpath->path.dev->bdev);
@@ -985,7 +1143,8 @@ static noinline int map_bio_chosen(struct multipath *m, struct bio *bio,
 	 * to it, which holds I/O for its pg_init).
 	 */
 	usable = !m->queue_io && !m->pg_reinit_required &&
-		 pgpath->path.is_active && m->current_pg == pgpath->pg;
+		 pgpath->path.is_active && !pgpath->ps_hidden &&
+		 m->current_pg == pgpath->pg;
 	if (usable) {
 		__set_current_pgpath(m, pgpath, repeat);
 		__update_fast_path(m);
@@ -993,6 +1152,29 @@ static noinline int map_bio_chosen(struct multipath *m, struct bio *bio,
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	if (!usable)
+		return map_bio_slow_path(m, bio, mpio);
+
+	start_io(pgpath, mpio, bio);
+	return DM_MAPIO_REMAPPED;
+}
+
+/*
+ * A bio of the trial share: to the next path on probation of the PG in use,
+ * if that is still what map() saw; otherwise mapped as any other.
+ */
+static noinline int map_bio_trial(struct multipath *m, struct bio *bio,
+				  struct mpath_io *mpio)
+{
+	struct pgpath *pgpath = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (!m->queue_io && !m->pg_reinit_required && m->current_pgpath &&
+	    m->current_pg && m->current_pg->nr_hidden)
+		pgpath = __next_trial_pgpath(m->current_pg);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	if (!pgpath)
 		return map_bio_slow_path(m, bio, mpio);
 
 	start_io(pgpath, mpio, bio);
@@ -1017,6 +1199,11 @@ static int multipath_map(struct dm_target *ti, struct bio *bio)
 
 	/* Do not let lower layers retry a dead transport: we have others. */
 	bio->bi_opf |= REQ_FAILFAST_TRANSPORT;
+
+	/* A path on probation in the PG in use: its trial share. */
+	if (unlikely(READ_ONCE(m->fast_trial_pg)) &&
+	    probation_trial_due(m->trial_tick))
+		return map_bio_trial(m, bio, mpio);
 
 	/*
 	 * A per-bio selector's PG with one usable path: nothing to ask. First:
@@ -1321,7 +1508,8 @@ static u64 path_counter(struct pgpath *p, size_t offset)
  * One line per path, "key=value" words, for monitoring tools:
  * pg, dev, state (active|failed), fail_count, sent, in_flight, errors (our
  * counts, since the table was loaded), and the path device's own mean
- * completion time in us since it appeared (the block layer's counters).
+ * completion time in us since it appeared (the block layer's counters);
+ * then the path's health record (__path_health_show).
  */
 static int path_stats_show(struct seq_file *sf, void *unused)
 {
@@ -1340,13 +1528,18 @@ static int path_stats_show(struct seq_file *sf, void *unused)
 			      part_stat_read(bdev, ios[STAT_WRITE]);
 			nsecs = part_stat_read(bdev, nsecs[STAT_READ]) +
 				part_stat_read(bdev, nsecs[STAT_WRITE]);
-			seq_printf(sf, "pg=%u dev=%s state=%s fail_count=%u sent=%llu in_flight=%lld errors=%llu mean_latency_us=%llu\n",
+			seq_printf(sf, "pg=%u dev=%s state=%s fail_count=%u sent=%llu in_flight=%lld errors=%llu mean_latency_us=%llu",
 				   pg->pg_num, p->path.dev->name,
 				   READ_ONCE(p->path.is_active) ? "active" : "failed",
 				   READ_ONCE(p->fail_count), sent,
 				   (long long)(sent - done),
 				   path_counter(p, offsetof(struct path_counters, errors)),
 				   ios ? div64_u64(nsecs, ios) / NSEC_PER_USEC : 0);
+			/* The error history: the health record, whole. */
+			spin_lock_irq(&m->lock);
+			__path_health_show(sf, &p->health, &m->probation);
+			spin_unlock_irq(&m->lock);
+			seq_putc(sf, '\n');
 		}
 	}
 
@@ -1443,6 +1636,43 @@ static const struct mp_feature_value no_path_timeout_value = {
 	 "queue_if_no_path_timeout_secs needs a value"},
 };
 
+/* The probation features (dm-mpath-health.h): where each value goes. */
+static const struct mp_probation_feature {
+	struct mp_feature_value value;
+	size_t offset;		/* in struct probation_params */
+} probation_features[] = {
+	{{"probation_fails",
+	  {{0, PROBATION_FAILS_MAX, "probation_fails must be between 0 and 32"},
+	   "probation_fails needs a value"}},
+	 offsetof(struct probation_params, fails)},
+	{{"probation_window_secs",
+	  {{1, PROBATION_WINDOW_SECS_MAX,
+	    "probation_window_secs must be between 1 and 86400"},
+	   "probation_window_secs needs a value"}},
+	 offsetof(struct probation_params, window_secs)},
+	{{"probation_clean_ios",
+	  {{1, PROBATION_CLEAN_IOS_MAX,
+	    "probation_clean_ios must be between 1 and 1000000"},
+	   "probation_clean_ios needs a value"}},
+	 offsetof(struct probation_params, clean_ios)},
+	{{"probation_stall_msecs",
+	  {{0, PROBATION_STALL_MSECS_MAX,
+	    "probation_stall_msecs must be between 0 and 600000"},
+	   "probation_stall_msecs needs a value"}},
+	 offsetof(struct probation_params, stall_msecs)},
+};
+
+static const struct mp_probation_feature *probation_feature(const char *word)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(probation_features); i++)
+		if (!strcasecmp(word, probation_features[i].value.name))
+			return &probation_features[i];
+
+	return NULL;
+}
+
 /*
  * Read the value of a feature, from the words of the feature section only
  * (*left of them remain).
@@ -1494,19 +1724,24 @@ static int parse_queue_mode(struct dm_arg_set *as, unsigned int *left,
 	return -EINVAL;
 }
 
-/* Linux 6.1's feature words, and queue_if_no_path_timeout_secs (ours). */
+/*
+ * Linux 6.1's feature words, and ours: queue_if_no_path_timeout_secs and
+ * the probation features.
+ */
 static int parse_features(struct dm_arg_set *as, struct multipath *m,
 			  struct dm_target *ti)
 {
 	static const struct mp_count count = {
 		/*
-		 * Every feature at once is 10 words: the 8 of Linux 6.1 and
-		 * our queue_if_no_path_timeout_secs <secs>. Whatever TABLE
-		 * status shows must load again.
+		 * Every feature at once is 18 words: the 8 of Linux 6.1, our
+		 * queue_if_no_path_timeout_secs <secs> and the four
+		 * probation_* <value>. Whatever TABLE status shows must load
+		 * again.
 		 */
 		{0, MPATH_MAX_FEATURE_WORDS, "invalid number of feature arguments"},
 		"missing number of feature arguments",
 	};
+	const struct mp_probation_feature *pf;
 	unsigned int left;
 	const char *word;
 	int r;
@@ -1523,6 +1758,7 @@ static int parse_features(struct dm_arg_set *as, struct multipath *m,
 	while (left) {
 		word = dm_shift_arg(as);
 		left--;
+		pf = probation_feature(word);
 
 		if (!strcasecmp(word, "queue_if_no_path")) {
 			m->queue_if_no_path = true;
@@ -1542,6 +1778,11 @@ static int parse_features(struct dm_arg_set *as, struct multipath *m,
 			m->no_path_timeout_set = true;
 		} else if (!strcasecmp(word, "queue_mode")) {
 			r = parse_queue_mode(as, &left, m, ti);
+		} else if (pf) {
+			r = read_feature_value(as, &left, &pf->value,
+					       (unsigned int *)((char *)&m->probation +
+								pf->offset),
+					       &ti->error);
 		} else {
 			DMERR("unrecognised feature '%s'", word);
 			ti->error = "unrecognised feature";
@@ -1683,6 +1924,7 @@ static struct pgpath *parse_path(struct dm_arg_set *as, struct multipath *m,
 		ti->error = "cannot allocate path";
 		return ERR_PTR(-ENOMEM);
 	}
+	path_health_init(&p->health, &m->probation);
 
 	r = dm_get_device(ti, dm_shift_arg(as), dm_table_get_mode(ti->table),
 			  &p->path.dev);
@@ -1968,14 +2210,20 @@ static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 {
 	struct mpath_io *mpio = bio->bi_private;	/* set by multipath_map() */
 	struct pgpath *pgpath = mpio->pgpath;
-
+	struct multipath *m = ti->private;
+	enum path_health_news news;
 	int r = DM_ENDIO_DONE;
 
-	if (likely(pgpath))
+	if (likely(pgpath)) {
 		end_io(pgpath, mpio, bio);
+		news = path_health_io_done(&pgpath->health, &m->probation,
+					   mpio->issued, !*error);
+		if (unlikely(news))
+			probation_io_news(m, pgpath, news);
+	}
 
 	if (unlikely(*error))
-		r = end_io_error(ti->private, bio, mpio, error);
+		r = end_io_error(m, bio, mpio, error);
 
 	if (unlikely(mpio->integrity_keeper) && r != DM_ENDIO_INCOMPLETE)
 		mpio_drop_integrity(mpio);
@@ -2062,12 +2310,50 @@ static void multipath_resume(struct dm_target *ti)
 /*
  * Status
  * INFO:  <#features> <queue size> [no_path <seconds queueing> <bound>]
+ * [probation <#paths> { <device> <failures> <stalls> <window secs>
+ * <clean I/Os> <clean I/Os needed> }+]
  * <#hw status words> [words]*
  * <#PGs> <current or next PG>
  * { A|D|E <#selector words> [words]* <#paths> <#selector path words>
  * { <device> A|F <fail count> [selector path words]* }+ }*
  * TABLE: the constructor string reproducing the map (see the ctr).
  */
+
+static unsigned int __nr_on_probation(struct multipath *m)
+{
+	struct priority_group *pg;
+	unsigned int nr = 0;
+	struct pgpath *p;
+
+	lockdep_assert_held(&m->lock);
+	list_for_each_entry(pg, &m->priority_groups, list)
+		list_for_each_entry(p, &pg->pgpaths, list)
+			nr += p->health.probation;
+
+	return nr;
+}
+
+/* probation <#paths> { <device> <path health words> }+ */
+static unsigned int emit_probation(struct multipath *m, unsigned int nr,
+				   char *result, unsigned int maxlen)
+{
+	struct priority_group *pg;
+	unsigned int sz = 0;
+	struct pgpath *p;
+
+	lockdep_assert_held(&m->lock);
+	DMEMIT("probation %u ", nr);
+	list_for_each_entry(pg, &m->priority_groups, list)
+		list_for_each_entry(p, &pg->pgpaths, list)
+			if (p->health.probation && sz < maxlen)
+				sz += __path_health_status(&p->health,
+							   &m->probation,
+							   p->path.dev->name,
+							   result + sz,
+							   maxlen - sz);
+
+	return sz;
+}
 
 static unsigned int emit_features(struct multipath *m, status_type_t type,
 				  char *result, unsigned int maxlen)
@@ -2076,22 +2362,31 @@ static unsigned int emit_features(struct multipath *m, status_type_t type,
 
 	lockdep_assert_held(&m->lock);
 	if (type == STATUSTYPE_INFO) {
+		bool no_path = __queueing_with_no_path(m) && m->no_path_since;
+		unsigned int nr_probation = __nr_on_probation(m);
+
+		nr = 1 + (no_path ? 3 : 0) +
+		     (nr_probation ?
+		      2 + nr_probation * PATH_HEALTH_STATUS_WORDS : 0);
+		DMEMIT("%u %u ", nr, m->queue_size);
 		/* While queueing for want of a path: for how long, and the bound. */
 		/* The clock stands still while suspended (see resume). */
-		if (__queueing_with_no_path(m) && m->no_path_since)
-			DMEMIT("4 %u no_path %lu %lu ", m->queue_size,
+		if (no_path)
+			DMEMIT("no_path %lu %lu ",
 			       ((m->suspended ? m->suspended_at : jiffies) -
 				m->no_path_since) / HZ,
 			       no_path_timeout_secs(m));
-		else
-			DMEMIT("1 %u ", m->queue_size);
+		if (nr_probation)
+			sz += emit_probation(m, nr_probation, result + sz,
+					     maxlen - sz);
 		return sz;
 	}
 
 	nr = m->queue_if_no_path + m->retain_attached_hw_handler +
 	     (m->pg_init_retries ? 2 : 0) +
 	     (m->pg_init_delay_msecs != MPATH_PG_INIT_DELAY_UNSET ? 2 : 0) +
-	     (m->queue_mode_bio ? 2 : 0) + (m->no_path_timeout_set ? 2 : 0);
+	     (m->queue_mode_bio ? 2 : 0) + (m->no_path_timeout_set ? 2 : 0) +
+	     probation_table_words(&m->probation);
 	DMEMIT("%u ", nr);
 	if (m->queue_if_no_path)
 		DMEMIT("queue_if_no_path ");
@@ -2106,6 +2401,7 @@ static unsigned int emit_features(struct multipath *m, status_type_t type,
 	if (m->no_path_timeout_set)
 		DMEMIT("queue_if_no_path_timeout_secs %u ",
 		       m->no_path_timeout_secs);
+	sz += probation_emit_table(&m->probation, result + sz, maxlen - sz);
 
 	return sz;
 }

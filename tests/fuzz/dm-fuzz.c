@@ -14,7 +14,7 @@
  *            made live and read through: the data must come from one of
  *            their paths (each path device carries its own signature);
  *            then a "queue_if_no_path" message must add that feature to
- *            the TABLE, which must load again (9 feature words become 10).
+ *            the TABLE, which must load again (17 feature words become 18).
  *  messages: a live map over the devices gets random and mutated messages;
  *            each must return what the model of the documented messages
  *            says (0 or EINVAL), the status must then agree with the model
@@ -23,7 +23,7 @@
  *            when no path is left and nothing queues, waits while queueing
  *            and resumes when a path comes back: never a wedged map. The
  *            live TABLE must load again (the map's feature section changes
- *            every 200 cases: none, 9 words, all 10). Now and then the map
+ *            every 200 cases: none, 17 words, all 18). Now and then the map
  *            is suspended (flush or noflush): every message must then be
  *            refused with EBUSY and change neither status, and after
  *            resume the model must still hold.
@@ -239,10 +239,10 @@ static const char *TNAME = "dmfuzz-t", *RNAME = "dmfuzz-r";
 struct tstats {
 	long cases, valid, invalid, skipped, accepted, rejected, live, huge;
 	/*
-	 * The feature count's edge: valid tables of 9 or 10 feature words,
-	 * tables that say 11 or 12 (gen.c's edge_features); "queue_if_no_path" sent
+	 * The feature count's edge: valid tables of 17 or 18 feature words,
+	 * tables that say 19 or 20 (gen.c's edge_features); "queue_if_no_path" sent
 	 * to live maps whose TABLE then loaded again, and of those how many
-	 * printed 10 feature words.
+	 * printed 18 feature words.
 	 */
 	long feat_wide, feat_over, queued, queued_ten;
 	double t_acc, t_rej, t_rest, t_live, t_clear, slowest;
@@ -410,7 +410,7 @@ static void run_tables(long first, long n)
 			st.invalid++;
 		if (e.npaths >= 512 || e.npg >= 512)
 			st.huge++;
-		if (v == V_VALID && e.nfeat > 8)
+		if (v == V_VALID && e.nfeat > OR_MAX_FEATURE_WORDS - 2)
 			st.feat_wide++;
 		if (v == V_INVALID && e.nfeat > OR_MAX_FEATURE_WORDS &&
 		    e.nfeat <= OR_MAX_FEATURE_WORDS + 2)
@@ -497,7 +497,8 @@ static void run_tables(long first, long n)
 				live_check(k, tbl.s, &e);
 				if (queued_check(k, &e)) {
 					st.queued++;
-					st.queued_ten += atoi(e.canon_queued) == 10;
+					st.queued_ten += atoi(e.canon_queued) ==
+							 OR_MAX_FEATURE_WORDS;
 				}
 				r = dmio_remove(TNAME);
 				if (r || create_t()) {
@@ -546,9 +547,9 @@ static void run_tables(long first, long n)
 	       "%ld failures\n", st.cases, (unsigned long long)seed, first,
 	       st.valid, st.invalid, st.skipped, st.accepted, st.rejected,
 	       st.live, st.huge, fails);
-	printf("dm-fuzz tables: feature edge: %ld valid with 9-10 feature words, "
-	       "%ld with 11-12; %ld live maps sent queue_if_no_path "
-	       "reloaded, %ld printing 10 feature words\n", st.feat_wide,
+	printf("dm-fuzz tables: feature edge: %ld valid with 17-18 feature words, "
+	       "%ld with 19-20; %ld live maps sent queue_if_no_path "
+	       "reloaded, %ld printing 18 feature words\n", st.feat_wide,
 	       st.feat_over, st.queued, st.queued_ten);
 	printf("dm-fuzz tables: time: loads accepted %.0f ms, rejected %.0f ms, "
 	       "the rest %.0f ms (live %.0f, clear %.0f); slowest case %ld (%.0f ms)\n",
@@ -595,7 +596,7 @@ struct mstats {
 	long cases, ok, einval, probes, probe_io, probe_eio, probe_queued;
 	/*
 	 * Suspended episodes (of them with noflush), messages refused with
-	 * EBUSY in them; loads of the live TABLE (of them with 10 feature
+	 * EBUSY in them; loads of the live TABLE (of them with 18 feature
 	 * words).
 	 */
 	long suspends, noflush, busy, reloads, reloads_ten;
@@ -630,7 +631,10 @@ static void all_paths(const char *verb, int active)
 		send_msg(m);
 		if (!active && mm.active[p])
 			mm.fc[p]++;	/* as the kernel counts it */
-		mm.active[p] = active;
+		if (active)
+			model_reinstate(p);
+		else
+			mm.active[p] = 0;
 	}
 }
 
@@ -678,7 +682,7 @@ static void probe_map(long k, struct mstats *st)
 				 major(devs[i].dev), minor(devs[i].dev));
 			if (send_msg(msg))
 				fail(k, "reinstate_path to release a queued read failed");
-			mm.active[i] = 1;
+			model_reinstate(i);
 			nact = 1;
 		} else {
 			if (send_msg("fail_if_no_path"))
@@ -721,8 +725,8 @@ static void probe_map(long k, struct mstats *st)
 
 /*
  * The message map's feature sections, in turn every 200 cases: none; every
- * feature but queue_if_no_path (9 words: a queue_if_no_path message makes
- * the TABLE print 10, which must load again); every feature (10). Loaded
+ * feature but queue_if_no_path (17 words: a queue_if_no_path message makes
+ * the TABLE print 18, which must load again); every feature (18). Loaded
  * in an odd order and case, printed in the TABLE's. No bound on queueing
  * that a run could reach; no handler, so pg_init_* change nothing here.
  */
@@ -730,17 +734,29 @@ static const struct map_features {
 	const char *load;	/* the feature section of the table loaded */
 	const char *rest;	/* TABLE's feature words after queue_if_no_path */
 	int nrest, queue;
+	unsigned int prob_fails;	/* see struct mmodel */
+	int prob_exact;
 } map_features[] = {
-	{ "0", "", 0, 0 },
-	{ "9 queue_mode bio retain_attached_hw_handler "
+	/* Probation at its defaults: 3 failures in 60 s, 1000 clean I/Os. */
+	{ "0", "", 0, 0, 3, 0 },
+	/* Probation after 2 failures, for good within a run. */
+	{ "17 queue_mode bio probation_clean_ios 1000000 retain_attached_hw_handler "
 	  "queue_if_no_path_timeout_secs 86400 pg_init_delay_msecs 100 "
-	  "pg_init_retries 3",
+	  "PROBATION_WINDOW_SECS 86400 probation_stall_msecs 600000 "
+	  "pg_init_retries 3 probation_fails 2",
 	  "pg_init_retries 3 pg_init_delay_msecs 100 retain_attached_hw_handler "
-	  "queue_mode bio queue_if_no_path_timeout_secs 86400 ", 9, 0 },
-	{ "10 pg_init_retries 50 Queue_If_No_Path queue_if_no_path_timeout_secs 0 "
-	  "RETAIN_attached_hw_handler pg_init_delay_msecs 0 queue_mode BIO",
+	  "queue_mode bio queue_if_no_path_timeout_secs 86400 probation_fails 2 "
+	  "probation_window_secs 86400 probation_clean_ios 1000000 "
+	  "probation_stall_msecs 600000 ", 17, 0, 2, 1 },
+	/* Probation off. */
+	{ "18 pg_init_retries 50 probation_stall_msecs 1 Queue_If_No_Path "
+	  "queue_if_no_path_timeout_secs 0 probation_fails 0 "
+	  "RETAIN_attached_hw_handler pg_init_delay_msecs 0 queue_mode BIO "
+	  "probation_window_secs 1 probation_clean_ios 1",
 	  "pg_init_retries 50 pg_init_delay_msecs 0 retain_attached_hw_handler "
-	  "queue_mode bio queue_if_no_path_timeout_secs 0 ", 9, 1 },
+	  "queue_mode bio queue_if_no_path_timeout_secs 0 probation_fails 0 "
+	  "probation_window_secs 1 probation_clean_ios 1 "
+	  "probation_stall_msecs 1 ", 17, 1, 0, 1 },
 };
 
 #define NR_MAP_FEATURES (sizeof(map_features) / sizeof(map_features[0]))
@@ -780,7 +796,10 @@ static int map_load(unsigned int f)
 	for (int p = 0; p < mm.np; p++) {
 		mm.active[p] = 1;
 		mm.fc[p] = 0;
+		mm.prob[p] = 0;
 	}
+	mm.prob_fails = mf->prob_fails;
+	mm.prob_exact = mf->prob_exact;
 	for (g = 1; g <= mm.npg; g++)
 		mm.disabled[g] = 0;
 	mm.queue = mf->queue;
@@ -822,7 +841,7 @@ static void reload_check(long k, struct mstats *st)
 		if (r)
 			fail(k, "clearing the inactive table: %s", strerror(-r));
 		st->reloads++;
-		st->reloads_ten += atoi(ns) == 10;
+		st->reloads_ten += atoi(ns) == OR_MAX_FEATURE_WORDS;
 	}
 	free(ns);
 	free(s);
@@ -993,7 +1012,7 @@ static void run_messages(long first, long n)
 		else if (!r && x.r)
 			goto next;	/* the model no longer knows the state */
 		status_check(k, NULL);
-		/* A queue_if_no_path on 9 feature words prints 10: load them. */
+		/* A queue_if_no_path on 17 feature words prints 18: load them. */
 		if ((x.act == MA_QUEUE && pct(50)) || pct(3))
 			reload_check(k, &st);
 		if (pct(12) || (x.act == MA_SWITCH && pct(50)))
@@ -1056,10 +1075,12 @@ next:
 	       "%ld rejected; %ld read probes (%ld read a path, %ld EIO without a "
 	       "path, %ld queued then released); %ld suspends, %ld of them "
 	       "noflush, %ld refused busy; %ld reloads of the live TABLE, %ld "
-	       "with 10 feature words; %ld failures\n", st.cases,
+	       "with 18 feature words; %ld statuses with a path on probation; "
+	       "%ld failures\n", st.cases,
 	       (unsigned long long)seed, first, st.ok, st.einval, st.probes,
 	       st.probe_io, st.probe_eio, st.probe_queued, st.suspends,
-	       st.noflush, st.busy, st.reloads, st.reloads_ten, fails);
+	       st.noflush, st.busy, st.reloads, st.reloads_ten,
+	       mm.probation_seen, fails);
 }
 
 static void usage(void)

@@ -10,6 +10,7 @@
 #include "gen.h"
 #include "kparse.h"
 #include "msgmodel.h"
+#include "oracle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,8 @@ static const char *const keywords[] = {
 	"Round-Robin", "round_robin", "roundrobin", "multipath", "no-such-thing",
 	"pg_init_retries", "retain_attached_hw_handler", "pg_init_delay_msecs",
 	"queue_mode", "bio", "rq", "queue_if_no_path_timeout_secs",
+	"probation_fails", "probation_window_secs", "probation_clean_ios",
+	"probation_stall_msecs", "Probation_Fails", "probation",
 	"queue-length", "service-time", "historical-service-time",
 	"Service-Time", "service_time", "queue_length", NULL,
 };
@@ -191,12 +194,16 @@ static const char *const feature_name[] = {
 	"queue_if_no_path", "retain_attached_hw_handler",
 	"pg_init_retries", "pg_init_delay_msecs",
 	"queue_if_no_path_timeout_secs", "Queue_Mode",
+	"probation_fails", "PROBATION_window_secs", "probation_clean_ios",
+	"probation_stall_msecs",
 };
 
-static const unsigned int feature_lo[] = { 0, 0, 1, 0, 0, 0 };
-static const unsigned int feature_hi[] = { 0, 0, 50, 60000, 86400, 0 };
+static const unsigned int feature_lo[] = { 0, 0, 1, 0, 0, 0, 0, 1, 1, 0 };
+static const unsigned int feature_hi[] = {
+	0, 0, 50, 60000, 86400, 0, 32, 86400, 1000000, 600000,
+};
 
-#define NR_FEATURES 6
+#define NR_FEATURES 10
 
 /*
  * Feature i and its value, if it takes one; sometimes (spoil) a value just
@@ -222,11 +229,12 @@ static unsigned int push_feature(struct wl *words, unsigned int i, int spoil)
 }
 
 /*
- * Exactly n feature words, valid ones (the kernel takes at most 10: every
- * feature once; from 11 on the count itself is refused): all six features
- * in some order (10 words), all but queue_if_no_path (9, the map that a
- * "queue_if_no_path" message makes print 10), those plus one more
- * (11), or features drawn at random up to n, some given twice.
+ * Exactly n feature words, valid ones (the kernel takes at most 18: every
+ * feature once; from 19 on the count itself is refused): all ten features
+ * in some order (18 words), all but queue_if_no_path (17, the map that a
+ * "queue_if_no_path" message makes print 18 when the probation values
+ * differ from their defaults), those plus one more (19), or features drawn
+ * at random up to n, some given twice.
  */
 static unsigned int edge_features(struct wl *words, unsigned int n)
 {
@@ -241,17 +249,17 @@ static unsigned int edge_features(struct wl *words, unsigned int n)
 		order[i] = order[r];
 		order[r] = t;
 	}
-	switch (n == 12 ? 3 : rn(4)) {
-	case 0:			/* all six: 10 */
+	switch (n == OR_MAX_FEATURE_WORDS + 2 ? 3 : rn(4)) {
+	case 0:			/* all ten: 18 */
 		for (i = 0; i < NR_FEATURES; i++)
 			got += push_feature(words, order[i], 0);
 		return got;
-	case 1:			/* all but queue_if_no_path: 9 */
+	case 1:			/* all but queue_if_no_path: 17 */
 		for (i = 0; i < NR_FEATURES; i++)
 			if (order[i])
 				got += push_feature(words, order[i], 0);
 		return got;
-	case 2:			/* all six, a valueless one again: 11 */
+	case 2:			/* all ten, a valueless one again: 19 */
 		for (i = 0; i < NR_FEATURES; i++)
 			got += push_feature(words, order[i], 0);
 		return got + push_feature(words, rn(2), 0);
@@ -262,10 +270,11 @@ static unsigned int edge_features(struct wl *words, unsigned int n)
 }
 
 /*
- * A valid feature section of Linux 6.1's words and the queueing bound, in a
- * random order, some given twice: usually 1 to 4 features in at most 8
- * words, sometimes one value just out of range; two times in five exactly
- * 8 to 12 words, at and past the kernel's limit of 10.
+ * A valid feature section of Linux 6.1's words, the queueing bound and the
+ * probation features, in a random order, some given twice: usually 1 to 4
+ * features in at most 8 words, sometimes one value just out of range; two
+ * times in five exactly 16 to 20 words, at and past the kernel's limit of
+ * 18.
  */
 static void gen_features(struct wl *l)
 {
@@ -273,7 +282,8 @@ static void gen_features(struct wl *l)
 	unsigned int n = 0, k, i;
 
 	if (pct(40)) {
-		n = edge_features(&words, pct(10) ? 12 : 8 + rn(4));
+		n = edge_features(&words, pct(10) ? OR_MAX_FEATURE_WORDS + 2 :
+				  OR_MAX_FEATURE_WORDS - 2 + rn(4));
 	} else {
 		for (k = 1 + rn(4); k; k--) {
 			i = rn(NR_FEATURES);

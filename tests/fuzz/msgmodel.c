@@ -103,6 +103,13 @@ out:
 	return x;
 }
 
+void model_reinstate(int p)
+{
+	if (!mm.active[p] && mm.prob_fails && mm.fc[p] >= mm.prob_fails)
+		mm.prob[p] = 1;
+	mm.active[p] = 1;
+}
+
 void model_apply(struct mexpect *x)
 {
 	switch (x->act) {
@@ -113,7 +120,7 @@ void model_apply(struct mexpect *x)
 		}
 		break;
 	case MA_REINSTATE:
-		mm.active[x->arg] = 1;
+		model_reinstate(x->arg);
 		break;
 	case MA_SWITCH:
 		for (int g = 1; g <= mm.npg; g++)
@@ -139,8 +146,8 @@ void model_apply(struct mexpect *x)
 int model_check_status(long k, const char *tbl, const char *info, long *qsize)
 {
 	struct wl l = { 0 };
-	int i = 0, bad = 0, nact = 0, f = 0;
-	unsigned int v;
+	int i = 0, bad = 0, nact = 0, f = 0, j, listed[MP_MAX] = { 0 };
+	unsigned int v, n;
 	char *feat = fmt("%d %s%s", mm.nfeat_rest + mm.queue,
 			 mm.queue ? "queue_if_no_path " : "",
 			 mm.feat_rest ? mm.feat_rest : "");
@@ -155,25 +162,73 @@ int model_check_status(long k, const char *tbl, const char *info, long *qsize)
 	k_split(info, &l);
 #define W(j) ((j) < l.n ? l.w[j] : "")
 	/*
-	 * 1 <queue size> 0 <#PGs> <PG>; while queueing for want of a path
-	 * (queue_if_no_path, no active path) the features are
-	 * "4 <queue size> no_path <secs> <bound>".
+	 * <#features> <queue size> [no_path <secs> <bound>] [probation <#paths>
+	 * { <device> <failures> <stalls> <window> <clean> <needed> }+] 0 <#PGs>
+	 * <PG>: no_path while queueing for want of a path (queue_if_no_path,
+	 * no active path), probation while a path is on it.
 	 */
 	for (int p = 0; p < mm.np; p++)
 		nact += mm.active[p];
+	j = 2;
 	if (mm.queue && !nact) {
-		if (strcmp(W(0), "4") || strcmp(W(2), "no_path") ||
+		if (strcmp(W(2), "no_path") ||
 		    k_strtouint(W(3), &v) || k_strtouint(W(4), &v)) {
 			fail(k, "no path and queueing, but no 'no_path' features: %.40s",
 			     info);
 			bad = 1;
 			goto out;
 		}
-		f = 3;
-	} else if (strcmp(W(0), "1")) {
+		j = 5;
+	}
+	if (!strcmp(W(j), "probation")) {
+		if (k_strtouint(W(j + 1), &n) || !n || n > (unsigned int)mm.np) {
+			fail(k, "probation count '%s'", W(j + 1));
+			bad = 1;
+			goto out;
+		}
+		for (unsigned int q = 0; q < n; q++) {
+			int at = j + 2 + q * 6, p;
+
+			for (p = 0; p < mm.np; p++) {
+				char want[32];
+
+				snprintf(want, sizeof(want), "%u:%u",
+					 major(devs[p].dev), minor(devs[p].dev));
+				if (!strcmp(W(at), want))
+					break;
+			}
+			for (int w = 1; w < 6; w++)
+				if (k_strtouint(W(at + w), &v))
+					p = mm.np;
+			if (p == mm.np || listed[p]) {
+				fail(k, "probation entry %u: '%s'", q, W(at));
+				bad = 1;
+				goto out;
+			}
+			listed[p] = 1;
+		}
+		j += 2 + n * 6;
+		mm.probation_seen++;
+	}
+	for (int p = 0; p < mm.np; p++) {
+		/* On probation only after the count of failures. */
+		if (listed[p] && (!mm.prob_fails || mm.fc[p] < mm.prob_fails)) {
+			fail(k, "path %s on probation after %u failure(s), probation_fails %u",
+			     devs[p].name, mm.fc[p], mm.prob_fails);
+			bad = 1;
+		}
+		if (mm.prob_exact && listed[p] != mm.prob[p]) {
+			fail(k, "path %s: status %s probation, model %s", devs[p].name,
+			     listed[p] ? "on" : "off", mm.prob[p] ? "on" : "off");
+			bad = 1;
+		}
+	}
+	if (k_strtouint(W(0), &v) || v != (unsigned int)j - 1) {
+		fail(k, "feature count %s, words %d", W(0), j - 1);
 		bad = 1;
 		goto out;
 	}
+	f = j - 2;
 	if (k_strtouint(W(1), &v) || strcmp(W(f + 2), "0") ||
 	    k_strtouint(W(f + 3), &v) || (int)v != mm.npg) {
 		bad = 1;

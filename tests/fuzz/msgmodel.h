@@ -28,6 +28,19 @@ struct mmodel {
 	 */
 	const char *feat_rest;
 	int nfeat_rest;
+	/*
+	 * Path probation (dm-mpath-health.h): a path reinstated after
+	 * prob_fails failures (the map's probation_fails; 0: off) goes on
+	 * probation. prob_exact: the map's window and clean run are too long
+	 * for a run to leave (probation_window_secs 86400,
+	 * probation_clean_ios 1000000), so prob[] is exactly the kernel's;
+	 * otherwise (the defaults: 60 s, 1000 I/Os) a path the status lists
+	 * must have failed prob_fails times at least.
+	 */
+	unsigned int prob_fails;
+	int prob_exact;
+	int prob[MP_MAX];
+	long probation_seen;	/* statuses judged with a path on probation */
 	int next_pg;		/* switch_group (or the initial PG), no I/O since */
 	int cur_pg;		/* the PG the last I/O used, 0 after a reset */
 };
@@ -49,6 +62,8 @@ struct mexpect {
 };
 
 struct mexpect msg_oracle(const char *msg, uint64_t sector);
+/* Path p is reinstated (by any message): active, perhaps on probation. */
+void model_reinstate(int p);
 /* What an accepted message does to the model. */
 void model_apply(struct mexpect *x);
 /* The PG the next I/O must use, 0 if none. */

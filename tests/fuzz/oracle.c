@@ -2,7 +2,7 @@
 /*
  * The table oracle. The grammar, from the documentation:
  *
- *   <#features> [<feature> [<value>]]*        #features: 0 to 10 words
+ *   <#features> [<feature> [<value>]]*        #features: 0 to 18 words
  *   <#hw args> [<hw handler> [<hw arg>]*]     count includes the name
  *   <#PGs> <initial PG>                       0 PGs needs initial 0
  *   { <selector> <#selector args> [<selector arg>]*
@@ -34,13 +34,17 @@
  * it as given. Feature words are case-insensitive; handler and selector
  * names are not. Nothing may follow the last priority group. Features: queue_if_no_path,
  * retain_attached_hw_handler, pg_init_retries <1..50>, pg_init_delay_msecs
- * <0..60000>, queue_if_no_path_timeout_secs <0..86400>, queue_mode bio;
- * a feature given twice takes its last value; the TABLE lists them in that
- * fixed order: queue_if_no_path, pg_init_retries, pg_init_delay_msecs,
- * retain_attached_hw_handler, queue_mode bio, queue_if_no_path_timeout_secs.
- * Every feature once is 10 words, the most the count may say (the TABLE of
- * a map loaded with 9 and then sent "queue_if_no_path" must load again);
- * 11 or more: "invalid number of feature arguments".
+ * <0..60000>, queue_if_no_path_timeout_secs <0..86400>, queue_mode bio,
+ * probation_fails <0..32> (default 3), probation_window_secs <1..86400>
+ * (60), probation_clean_ios <1..1000000> (1000), probation_stall_msecs
+ * <0..600000> (0); a feature given twice takes its last value; the TABLE
+ * lists them in that fixed order: queue_if_no_path, pg_init_retries,
+ * pg_init_delay_msecs, retain_attached_hw_handler, queue_mode bio,
+ * queue_if_no_path_timeout_secs, then the probation features whose value
+ * is not the default (a default one is not printed). Every feature once is
+ * 18 words, the most the count may say (the TABLE of a map loaded with 17
+ * and then sent "queue_if_no_path" must load again); 19 or more: "invalid
+ * number of feature arguments".
  */
 #define _GNU_SOURCE
 #include "oracle.h"
@@ -132,12 +136,30 @@ static int feature_value(struct cursor *c, unsigned int *nf, unsigned int min,
 	return 1;
 }
 
+/* The probation features: name, range, default (printed if not it). */
+static const struct {
+	const char *name;
+	unsigned int min, max, def;
+} prob_feature[] = {
+	{ "probation_fails", 0, 32, 3 },
+	{ "probation_window_secs", 1, 86400, 60 },
+	{ "probation_clean_ios", 1, 1000000, 1000 },
+	{ "probation_stall_msecs", 0, 600000, 0 },
+};
+
+#define NR_PROB 4
+
 /* The TABLE form of a feature section (queue: queue_if_no_path). */
 static void features_canon(struct sb *canon, int queue, long retries,
-			   long delay, int retain, int qm, long bound)
+			   long delay, int retain, int qm, long bound,
+			   const long *prob)
 {
+	int np = 0;
+
+	for (int i = 0; i < NR_PROB; i++)
+		np += 2 * (prob[i] != prob_feature[i].def);
 	sb_add(canon, "%d ", queue + retain + 2 * (retries >= 0) +
-	       2 * (delay >= 0) + 2 * qm + 2 * (bound >= 0));
+	       2 * (delay >= 0) + 2 * qm + 2 * (bound >= 0) + np);
 	if (queue)
 		sb_add(canon, "queue_if_no_path ");
 	if (retries >= 0)
@@ -150,6 +172,9 @@ static void features_canon(struct sb *canon, int queue, long retries,
 		sb_add(canon, "queue_mode bio ");
 	if (bound >= 0)
 		sb_add(canon, "queue_if_no_path_timeout_secs %ld ", bound);
+	for (int i = 0; i < NR_PROB; i++)
+		if (prob[i] != prob_feature[i].def)
+			sb_add(canon, "%s %ld ", prob_feature[i].name, prob[i]);
 }
 
 /*
@@ -159,14 +184,23 @@ static void features_canon(struct sb *canon, int queue, long retries,
 static int features(struct cursor *c, unsigned int nf, struct sb *canon,
 		    struct sb *queued, struct table_expect *e)
 {
-	long retries = -1, delay = -1, bound = -1;
-	int queue = 0, retain = 0, qm = 0;
+	long retries = -1, delay = -1, bound = -1, prob[NR_PROB];
+	int queue = 0, retain = 0, qm = 0, pi;
 	const char *w;
 
+	for (pi = 0; pi < NR_PROB; pi++)
+		prob[pi] = prob_feature[pi].def;
 	while (nf) {
 		w = next(c);
 		nf--;
-		if (!strcasecmp(w, "queue_if_no_path")) {
+		for (pi = 0; pi < NR_PROB; pi++)
+			if (!strcasecmp(w, prob_feature[pi].name))
+				break;
+		if (pi < NR_PROB) {
+			if (!feature_value(c, &nf, prob_feature[pi].min,
+					   prob_feature[pi].max, &prob[pi]))
+				return 0;
+		} else if (!strcasecmp(w, "queue_if_no_path")) {
 			queue = 1;
 		} else if (!strcasecmp(w, "retain_attached_hw_handler")) {
 			retain = 1;
@@ -197,8 +231,8 @@ static int features(struct cursor *c, unsigned int nf, struct sb *canon,
 	}
 
 	e->queue = queue;
-	features_canon(canon, queue, retries, delay, retain, qm, bound);
-	features_canon(queued, 1, retries, delay, retain, qm, bound);
+	features_canon(canon, queue, retries, delay, retain, qm, bound, prob);
+	features_canon(queued, 1, retries, delay, retain, qm, bound, prob);
 	return 1;
 }
 

@@ -43,12 +43,12 @@ enum verdict oracle_table(const char *params, unsigned long long len,
 void table_expect_free(struct table_expect *e);
 
 /*
- * Most feature words at once: every feature once is 10 (Linux 6.1's 8 and
- * our queue_if_no_path_timeout_secs <secs>). The distro's 6.1 target takes
+ * Most feature words at once: every feature once is 18 (Linux 6.1's 8, our
+ * queue_if_no_path_timeout_secs <secs> and the four probation_* <value>). The distro's 6.1 target takes
  * 8 and has no queue_if_no_path_timeout_secs: this oracle judges our
  * target only (dm-fuzz has no differential mode against the distro's).
  */
-#define OR_MAX_FEATURE_WORDS 10
+#define OR_MAX_FEATURE_WORDS 18
 /* Largest count any table field accepts. */
 #define OR_MAX_COUNT 1024
 /* round-robin's default repeat_count. */

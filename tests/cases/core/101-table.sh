@@ -27,16 +27,16 @@ check_table_roundtrip "no priority groups with queue_if_no_path" \
 check_table_roundtrip "every Linux 6.1 feature word, and the queueing bound" \
 	"8 pg_init_delay_msecs 500 queue_mode BIO pg_init_retries 50 retain_attached_hw_handler queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"8 queue_if_no_path pg_init_retries 50 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 1 1 $A 1000 "
-check_table_roundtrip "every feature word at once: 10 words" \
-	"10 queue_if_no_path_timeout_secs 7 pg_init_delay_msecs 500 queue_mode bio pg_init_retries 5 retain_attached_hw_handler queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
-	"10 queue_if_no_path pg_init_retries 5 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 7 0 1 1 round-robin 0 1 1 $A 1000 "
-# 9 words loaded, then the queue_if_no_path message: TABLE shows 10 words,
+check_table_roundtrip "every feature word at once: 18 words" \
+	"18 probation_stall_msecs 2000 queue_if_no_path_timeout_secs 7 pg_init_delay_msecs 500 probation_clean_ios 50 queue_mode bio pg_init_retries 5 probation_window_secs 30 retain_attached_hw_handler probation_fails 5 queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
+	"18 queue_if_no_path pg_init_retries 5 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 7 probation_fails 5 probation_window_secs 30 probation_clean_ios 50 probation_stall_msecs 2000 0 1 1 round-robin 0 1 1 $A 1000 "
+# 17 words loaded, then the queue_if_no_path message: TABLE shows 18 words,
 # and what it shows must load again.
-check "create a 9-word map" dmsetup create mp9 --table \
-	"0 $SECTORS multipath 9 pg_init_retries 5 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 7 0 1 1 round-robin 0 1 0 $A"
+check "create a 17-word map" dmsetup create mp9 --table \
+	"0 $SECTORS multipath 17 pg_init_retries 5 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 7 probation_fails 0 probation_window_secs 1 probation_clean_ios 1000000 probation_stall_msecs 600000 0 1 1 round-robin 0 1 0 $A"
 check "queue_if_no_path message" dmsetup message mp9 0 queue_if_no_path
 t9=$(dmsetup table mp9)
-check_match "its TABLE has 10 feature words" "^0 $SECTORS multipath 10 queue_if_no_path " "$t9"
+check_match "its TABLE has 18 feature words" "^0 $SECTORS multipath 18 queue_if_no_path " "$t9"
 check "that TABLE loads as a new map" dmsetup create mp10 --table "$t9"
 check_eq "... and prints the same" "$t9" "$(dmsetup table mp10)"
 dm_remove mp9
@@ -44,6 +44,18 @@ dm_remove mp10
 check_table_roundtrip "the queueing bound, and a feature given twice" \
 	"4 queue_if_no_path_timeout_secs 30 queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"3 queue_if_no_path queue_if_no_path_timeout_secs 30 0 1 1 round-robin 0 1 1 $A 1000 "
+# The probation features print only where they differ from the defaults
+# (probation_fails 3, probation_window_secs 60, probation_clean_ios 1000,
+# probation_stall_msecs 0): multipathd's tables, which name none, print none.
+check_table_roundtrip "probation features at their defaults print nothing" \
+	"8 probation_fails 3 probation_window_secs 60 probation_clean_ios 1000 probation_stall_msecs 0 0 1 1 round-robin 0 1 0 $A" \
+	"0 0 1 1 round-robin 0 1 1 $A 1000 "
+check_table_roundtrip "probation off (probation_fails 0), bounds of the others" \
+	"6 PROBATION_FAILS 0 probation_window_secs 86400 probation_clean_ios 1 0 1 1 round-robin 0 1 0 $A" \
+	"6 probation_fails 0 probation_window_secs 86400 probation_clean_ios 1 0 1 1 round-robin 0 1 1 $A 1000 "
+check_table_roundtrip "probation_fails 32 (the most) and a feature given twice" \
+	"4 probation_fails 7 probation_fails 32 0 1 1 round-robin 0 1 0 $A" \
+	"2 probation_fails 32 0 1 1 round-robin 0 1 1 $A 1000 "
 check_table_roundtrip "pg_init_delay_msecs 0 and a bound of 0 (none) are kept" \
 	"4 pg_init_delay_msecs 0 queue_if_no_path_timeout_secs 0 0 1 1 round-robin 0 1 0 $A" \
 	"4 pg_init_delay_msecs 0 queue_if_no_path_timeout_secs 0 0 1 1 round-robin 0 1 1 $A 1000 "
@@ -69,7 +81,7 @@ bad() {
 
 bad "" "missing number of feature arguments"
 bad "x 0 1 1 round-robin 0 1 0 $A" "invalid number of feature arguments"
-bad "11 queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
+bad "19$(printf ' queue_if_no_path%.0s' {1..19}) 0 1 1 round-robin 0 1 0 $A" \
 	"invalid number of feature arguments"
 bad "+4294967297 queue_if_no_path 0 1 1 round-robin 0 1 0 $A" "invalid number of feature arguments"
 bad "1" "not enough feature arguments"
@@ -89,6 +101,16 @@ bad "2 queue_mode mq 0 1 1 round-robin 0 1 0 $A" "queue_mode rq/mq not supported
 bad "2 queue_mode foo 0 1 1 round-robin 0 1 0 $A" "unknown queue_mode"
 kmsg_expect "the unknown queue_mode is named" "unknown queue_mode 'foo'"
 bad "1 queue_mode 0 1 1 round-robin 0 1 0 $A" "queue_mode needs a value"
+bad "2 probation_fails 33 0 1 1 round-robin 0 1 0 $A" "probation_fails must be between 0 and 32"
+bad "2 probation_fails -1 0 1 1 round-robin 0 1 0 $A" "probation_fails must be between 0 and 32"
+bad "1 probation_fails 0 1 1 round-robin 0 1 0 $A" "probation_fails needs a value"
+bad "2 probation_window_secs 0 0 1 1 round-robin 0 1 0 $A" "probation_window_secs must be between 1 and 86400"
+bad "2 probation_window_secs 86401 0 1 1 round-robin 0 1 0 $A" "probation_window_secs must be between 1 and 86400"
+bad "2 probation_clean_ios 0 0 1 1 round-robin 0 1 0 $A" "probation_clean_ios must be between 1 and 1000000"
+bad "2 probation_clean_ios 4294967297 0 1 1 round-robin 0 1 0 $A" "probation_clean_ios must be between 1 and 1000000"
+bad "1 probation_clean_ios 0 1 1 round-robin 0 1 0 $A" "probation_clean_ios needs a value"
+bad "2 probation_stall_msecs 600001 0 1 1 round-robin 0 1 0 $A" "probation_stall_msecs must be between 0 and 600000"
+bad "2 probation_stall_msecs x 0 1 1 round-robin 0 1 0 $A" "probation_stall_msecs must be between 0 and 600000"
 bad "0" "missing number of hardware handler arguments"
 bad "0 1x 1 1 round-robin 0 1 0 $A" "invalid number of hardware handler arguments"
 bad "0 3 emc 0" "not enough hardware handler arguments"

@@ -8,9 +8,10 @@
 # the canonical table, which loads again and prints itself; invalid ones get
 # EINVAL, a "device-mapper: table: ...: multipath: <why>" line and leave no
 # table; some valid ones are made live and read through. The feature count
-# at its edge: 8, 9 and 10 words load (every feature once is 10), 11 and 12
-# are refused for "invalid number of feature arguments"; a live map sent
-# "queue_if_no_path" prints that feature too (9 words become 10) and its
+# at its edge: 16, 17 and 18 words load (every feature once is 18, with the
+# four probation_* ones), 19 and 20 are refused for "invalid number of
+# feature arguments"; a live map sent "queue_if_no_path" prints that
+# feature too (17 words become 18) and its
 # TABLE loads again. A sample goes through dmsetup too. Afterwards nothing may hold a path device, a module
 # or slab memory.
 # timeout: 600
@@ -77,12 +78,12 @@ check "some valid tables were made live and read through ($live)" test "${live:-
 # The feature count's edge was reached from both sides (each such table was
 # judged above: a valid one that did not load, an 11-word one that did, or
 # a TABLE after queue_if_no_path that did not load again is a failure).
-check "valid tables with 9 or 10 feature words ($(fuzz_field "$edge" "valid with"))" \
+check "valid tables with 17 or 18 feature words ($(fuzz_field "$edge" "valid with"))" \
 	test "$(fuzz_field "$edge" "valid with")" -ge 1
-check "tables with 11 or 12 feature words ($(fuzz_field "$edge" "with 11-12"))" \
-	test "$(fuzz_field "$edge" "with 11-12")" -ge 1
-check "live maps printing 10 feature words after queue_if_no_path reloaded ($(fuzz_field "$edge" "printing 10"))" \
-	test "$(fuzz_field "$edge" "printing 10")" -ge 1
+check "tables with 19 or 20 feature words ($(fuzz_field "$edge" "with 19-20"))" \
+	test "$(fuzz_field "$edge" "with 19-20")" -ge 1
+check "live maps printing 18 feature words after queue_if_no_path reloaded ($(fuzz_field "$edge" "printing 18"))" \
+	test "$(fuzz_field "$edge" "printing 18")" -ge 1
 
 # The same judgement through dmsetup, for a sample (a second a call here).
 # From "/": the generated tables name some paths relative to it ("dev/nullbN").

@@ -5,10 +5,13 @@
 # devices, case changes, huge argument lists, empty messages, sectors
 # outside the map). Each must return what the model of the documented
 # messages says, the status must then agree with the model (A/F, fail
-# counts, disabled groups, queue_if_no_path), and reads check the PG choice,
+# counts, disabled groups, queue_if_no_path, paths on probation after their
+# count of failures), and reads check the PG choice,
 # EIO without paths, queueing and release: never a crash or a wedged map.
-# The map's features change every 200 messages (none, 9 words, all 10): its
-# TABLE must load again, 10 words after a queue_if_no_path on 9. Now and
+# The map's features change every 200 messages (none: probation at its
+# defaults; 17 words: probation after 2 failures for the whole run; all 18:
+# probation off): its TABLE must load again, 18 words after a
+# queue_if_no_path on 17. Now and
 # then the map is suspended (flush or noflush) and gets messages: each is
 # refused (EBUSY) and changes neither status; after resume the model holds.
 # Then the same through dmsetup: a 9-word map, queue_if_no_path, dmsetup
@@ -52,8 +55,10 @@ check "the map was suspended with flush and with noflush ($suspends, $noflush no
 	test "${noflush:-0}" -ge 1 -a "${suspends:-0}" -gt "${noflush:-0}"
 check "messages were refused busy while suspended ($(fuzz_field "$sum" "refused busy"))" \
 	test "$(fuzz_field "$sum" "refused busy")" -ge "${suspends:-1}"
-check "the live TABLE reloaded with 10 feature words ($(fuzz_field "$sum" "with 10 feature"))" \
-	test "$(fuzz_field "$sum" "with 10 feature")" -ge 1
+check "the status showed paths on probation, as the model says ($(fuzz_field "$sum" "statuses with a path"))" \
+	test "$(fuzz_field "$sum" "statuses with a path")" -ge 1
+check "the live TABLE reloaded with 18 feature words ($(fuzz_field "$sum" "with 18 feature"))" \
+	test "$(fuzz_field "$sum" "with 18 feature")" -ge 1
 
 # The same through dmsetup (a second a call here), on a map of its own
 # (whatever dm-fuzz left behind). All features but queue_if_no_path: 9

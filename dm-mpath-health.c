@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Device-mapper multipath: path health and probation (see
+ * dm-mpath-health.h for what it is, Documentation/admin-guide.rst for the
+ * features).
+ *
+ * Why in the target: multipathd's checker (a TEST UNIT READY) reinstates a
+ * path that drops one I/O in a hundred a few seconds after the target
+ * failed it, and the next error fails it again. The target sees every
+ * error as it happens and can park such a path in milliseconds, without
+ * the minutes of samples multipathd's marginal-path settings need.
+ */
+
+#include <linux/device-mapper.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+
+#include "dm-mpath-health.h"
+
+#define DM_MSG_PREFIX "multipath"
+
+void probation_params_init(struct probation_params *p)
+{
+	p->fails = PROBATION_FAILS_DEFAULT;
+	p->window_secs = PROBATION_WINDOW_SECS_DEFAULT;
+	p->clean_ios = PROBATION_CLEAN_IOS_DEFAULT;
+	p->stall_msecs = PROBATION_STALL_MSECS_DEFAULT;
+}
+
+/* TABLE status names the values that differ from the defaults. */
+unsigned int probation_table_words(const struct probation_params *p)
+{
+	return (p->fails != PROBATION_FAILS_DEFAULT ? 2 : 0) +
+	       (p->window_secs != PROBATION_WINDOW_SECS_DEFAULT ? 2 : 0) +
+	       (p->clean_ios != PROBATION_CLEAN_IOS_DEFAULT ? 2 : 0) +
+	       (p->stall_msecs != PROBATION_STALL_MSECS_DEFAULT ? 2 : 0);
+}
+
+unsigned int probation_emit_table(const struct probation_params *p,
+				  char *result, unsigned int maxlen)
+{
+	unsigned int sz = 0;
+
+	if (p->fails != PROBATION_FAILS_DEFAULT)
+		DMEMIT("probation_fails %u ", p->fails);
+	if (p->window_secs != PROBATION_WINDOW_SECS_DEFAULT)
+		DMEMIT("probation_window_secs %u ", p->window_secs);
+	if (p->clean_ios != PROBATION_CLEAN_IOS_DEFAULT)
+		DMEMIT("probation_clean_ios %u ", p->clean_ios);
+	if (p->stall_msecs != PROBATION_STALL_MSECS_DEFAULT)
+		DMEMIT("probation_stall_msecs %u ", p->stall_msecs);
+
+	return sz;
+}
+
+void path_health_init(struct path_health *h, const struct probation_params *p)
+{
+	memset(h, 0, sizeof(*h));
+	atomic_set(&h->clean_ios, 0);
+	/* Stalls count only where probation can follow from them. */
+	if (p->fails && p->stall_msecs)
+		h->stall_jiffies = max(msecs_to_jiffies(p->stall_msecs), 1UL);
+}
+
+/* The faults of the last window_secs, failures and stalls apart. */
+static void count_recent(const struct path_health *h,
+			 const struct probation_params *p,
+			 unsigned int *fails, unsigned int *stalls)
+{
+	unsigned long since = jiffies - p->window_secs * HZ;
+	unsigned int i, n = min_t(unsigned int, h->nr_faults,
+				  PATH_HEALTH_HISTORY);
+
+	*fails = 0;
+	*stalls = 0;
+	for (i = 0; i < n; i++) {
+		unsigned int slot = (h->fault_next + PATH_HEALTH_HISTORY - 1 - i) %
+				    PATH_HEALTH_HISTORY;
+
+		if (time_before(h->fault_at[slot], since))
+			break;	/* the ring is in time order: older ones follow */
+		if (h->fault_kind[slot] == PATH_FAULT_STALL)
+			(*stalls)++;
+		else
+			(*fails)++;
+	}
+}
+
+static bool over_threshold(struct path_health *h,
+			   const struct probation_params *p)
+{
+	unsigned int fails, stalls;
+
+	if (!p->fails)
+		return false;
+	count_recent(h, p, &fails, &stalls);
+	if (fails + stalls < p->fails)
+		return false;
+	h->why_fails = fails;
+	h->why_stalls = stalls;
+	return true;
+}
+
+bool __path_health_fault(struct path_health *h,
+			 const struct probation_params *p, enum path_fault kind)
+{
+	h->fault_at[h->fault_next] = jiffies;
+	h->fault_kind[h->fault_next] = kind;
+	h->fault_next = (h->fault_next + 1) % PATH_HEALTH_HISTORY;
+	h->nr_faults++;
+	if (kind == PATH_FAULT_STALL)
+		h->nr_stalls++;
+
+	/* A fault during probation: the clean run starts from nothing. */
+	if (h->probation)
+		atomic_set(&h->clean_ios, 0);
+
+	return over_threshold(h, p);
+}
+
+bool __path_health_due(struct path_health *h, const struct probation_params *p)
+{
+	if (!p->fails)
+		return false;
+	/* Still on probation (it failed during it): start it again. */
+	if (h->probation) {
+		over_threshold(h, p);
+		return true;
+	}
+	return over_threshold(h, p);
+}
+
+static const char *plural(unsigned int n)
+{
+	return n == 1 ? "" : "s";
+}
+
+void __path_health_enter(struct path_health *h,
+			 const struct probation_params *p, const char *map,
+			 const char *dev)
+{
+	atomic_set(&h->clean_ios, 0);
+	WRITE_ONCE(h->probation, true);
+	h->nr_probations++;
+
+	if (h->why_stalls)
+		DMWARN("%s: Path %s on probation: %u failure%s and %u stall%s in %u s.",
+		       map, dev, h->why_fails, plural(h->why_fails),
+		       h->why_stalls, plural(h->why_stalls), p->window_secs);
+	else
+		DMWARN("%s: Path %s on probation: %u failure%s in %u s.",
+		       map, dev, h->why_fails, plural(h->why_fails),
+		       p->window_secs);
+}
+
+void __path_health_leave(struct path_health *h, const char *map,
+			 const char *dev)
+{
+	WRITE_ONCE(h->probation, false);
+	DMINFO("%s: Path %s left probation.", map, dev);
+}
+
+/*
+ * <device> <failures> <stalls> <window secs> <clean I/Os> <clean I/Os
+ * needed>: the faults that (last) started the probation, and how far the
+ * clean run has come.
+ */
+unsigned int __path_health_status(const struct path_health *h,
+				  const struct probation_params *p,
+				  const char *dev, char *result,
+				  unsigned int maxlen)
+{
+	unsigned int sz = 0;
+
+	DMEMIT("%s %u %u %u %u %u ", dev, h->why_fails, h->why_stalls,
+	       p->window_secs,
+	       min_t(unsigned int, atomic_read(&h->clean_ios), p->clean_ios),
+	       p->clean_ios);
+
+	return sz;
+}
+
+/*
+ * probation=yes|no clean=<done>/<needed> probations=<times> faults=<since
+ * load> stalls=<since load> history=<kind>:<age ms>,... (newest first,
+ * the last PATH_HEALTH_HISTORY faults; "-" for none).
+ */
+void __path_health_show(struct seq_file *sf, const struct path_health *h,
+			const struct probation_params *p)
+{
+	unsigned int i, n = min_t(unsigned int, h->nr_faults,
+				  PATH_HEALTH_HISTORY);
+	unsigned long now = jiffies;
+
+	seq_printf(sf, " probation=%s clean=%u/%u probations=%u faults=%u stalls=%u history=",
+		   h->probation ? "yes" : "no",
+		   h->probation ? atomic_read(&h->clean_ios) : 0, p->clean_ios,
+		   h->nr_probations, h->nr_faults, h->nr_stalls);
+	if (!n)
+		seq_putc(sf, '-');
+	for (i = 0; i < n; i++) {
+		unsigned int slot = (h->fault_next + PATH_HEALTH_HISTORY - 1 - i) %
+				    PATH_HEALTH_HISTORY;
+
+		seq_printf(sf, "%s%s:%u", i ? "," : "",
+			   h->fault_kind[slot] == PATH_FAULT_STALL ? "stall" : "fail",
+			   jiffies_to_msecs(now - h->fault_at[slot]));
+	}
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Device-mapper multipath: path health and probation.
+ *
+ * Each path keeps a record of its recent faults (failures, and I/Os slower
+ * than a bound: stalls). A path with probation_fails faults within
+ * probation_window_secs is put on probation when it is reinstated (or at
+ * once, if stalls bring it there while it is in use): the core then gives
+ * it only a trial share of the I/O (one bio in PROBATION_TRIAL_SHARE) while
+ * its priority group has a usable path that is not on probation, and takes
+ * it off probation once probation_clean_ios of its I/Os have completed
+ * cleanly. A fault during probation starts it again.
+ *
+ * This file keeps the record and decides; the core (dm-mpath.c) applies
+ * the decisions to the path selector and the I/O, under the map's lock,
+ * and calls the helpers below: those named "__" with that lock held, the
+ * others without any lock (completion context included).
+ */
+
+#ifndef DM_MPATH_HEALTH_H
+#define DM_MPATH_HEALTH_H
+
+#include <linux/atomic.h>
+#include <linux/jiffies.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/types.h>
+
+/* Faults each path remembers: the most probation_fails may be. */
+#define PATH_HEALTH_HISTORY		32
+
+/* A path on probation gets one bio in this many (while it has company). */
+#define PROBATION_TRIAL_SHARE		64
+
+/* The table features, their defaults and bounds (see the admin guide). */
+#define PROBATION_FAILS_DEFAULT		3
+#define PROBATION_FAILS_MAX		PATH_HEALTH_HISTORY
+#define PROBATION_WINDOW_SECS_DEFAULT	60
+#define PROBATION_WINDOW_SECS_MAX	86400
+#define PROBATION_CLEAN_IOS_DEFAULT	1000
+#define PROBATION_CLEAN_IOS_MAX		1000000
+#define PROBATION_STALL_MSECS_DEFAULT	0
+#define PROBATION_STALL_MSECS_MAX	600000
+
+/* The map's probation features: fixed after the constructor. */
+struct probation_params {
+	unsigned int fails;		/* faults in the window; 0: feature off */
+	unsigned int window_secs;
+	unsigned int clean_ios;		/* to leave probation */
+	unsigned int stall_msecs;	/* an I/O slower is a fault; 0: none */
+};
+
+enum path_fault {
+	PATH_FAULT_FAIL,
+	PATH_FAULT_STALL,
+};
+
+/* The record of one path. */
+struct path_health {
+	/*
+	 * Read on every completion without a lock: whether the completion
+	 * needs a closer look (path on probation; the stall bound in
+	 * jiffies, 0 without one).
+	 */
+	bool probation;
+	unsigned long stall_jiffies;
+	atomic_t clean_ios;		/* clean completions since probation (re)started */
+
+	/* Under the map's lock. */
+	unsigned long fault_at[PATH_HEALTH_HISTORY];	/* jiffies, a ring */
+	u8 fault_kind[PATH_HEALTH_HISTORY];		/* enum path_fault */
+	unsigned int fault_next;	/* ring slot the next fault takes */
+	unsigned int nr_faults;		/* recorded since the table load */
+	unsigned int nr_stalls;
+	unsigned int nr_probations;	/* times put on probation */
+	/* Why: the faults within the window when probation last (re)started. */
+	unsigned int why_fails;
+	unsigned int why_stalls;
+};
+
+void probation_params_init(struct probation_params *p);
+unsigned int probation_table_words(const struct probation_params *p);
+unsigned int probation_emit_table(const struct probation_params *p,
+				  char *result, unsigned int maxlen);
+
+void path_health_init(struct path_health *h, const struct probation_params *p);
+
+/*
+ * Record a fault; returns whether the path has reached probation_fails
+ * faults within the window (it belongs on probation). A path already on
+ * probation starts it again.
+ */
+bool __path_health_fault(struct path_health *h,
+			 const struct probation_params *p, enum path_fault kind);
+
+/* The path is being reinstated: does it go on probation? */
+bool __path_health_due(struct path_health *h, const struct probation_params *p);
+
+/* Put on (or start again) probation; map and dev name the log line. */
+void __path_health_enter(struct path_health *h,
+			 const struct probation_params *p, const char *map,
+			 const char *dev);
+void __path_health_leave(struct path_health *h, const char *map,
+			 const char *dev);
+
+/* Enough clean I/O to leave probation (under the lock: the final word). */
+static inline bool __path_health_proven(struct path_health *h,
+					const struct probation_params *p)
+{
+	return h->probation && atomic_read(&h->clean_ios) >= p->clean_ios;
+}
+
+/*
+ * A bio sent down the path at issued (jiffies) completed, ok without
+ * error. Returns what the core must look at under its lock: a stall
+ * (PATH_HEALTH_STALL), or the completion that made the probation count
+ * (PATH_HEALTH_PROVEN, once per probation). Inline, on every completion:
+ * a healthy path without a stall bound pays two reads.
+ */
+enum path_health_news {
+	PATH_HEALTH_NONE,
+	PATH_HEALTH_STALL,
+	PATH_HEALTH_PROVEN,
+};
+
+static __always_inline enum path_health_news
+path_health_io_done(struct path_health *h, const struct probation_params *p,
+		    unsigned long issued, bool ok)
+{
+	unsigned long stall = READ_ONCE(h->stall_jiffies);
+
+	/* An error is the path's failure, not also a stall. */
+	if (!ok)
+		return PATH_HEALTH_NONE;
+	if (unlikely(stall) && time_after(jiffies, issued + stall))
+		return PATH_HEALTH_STALL;
+	if (likely(!READ_ONCE(h->probation)))
+		return PATH_HEALTH_NONE;
+	if (atomic_inc_return(&h->clean_ios) == p->clean_ios)
+		return PATH_HEALTH_PROVEN;
+	return PATH_HEALTH_NONE;
+}
+
+/* Is this bio (of a map with a path on trial) one of the trial share? */
+static __always_inline bool probation_trial_due(unsigned int __percpu *tick)
+{
+	return !(this_cpu_inc_return(*tick) % PROBATION_TRIAL_SHARE);
+}
+
+/* INFO status: the words of a path on probation (PATH_HEALTH_STATUS_WORDS). */
+#define PATH_HEALTH_STATUS_WORDS	6
+unsigned int __path_health_status(const struct path_health *h,
+				  const struct probation_params *p,
+				  const char *dev, char *result,
+				  unsigned int maxlen);
+
+/* debugfs: the record's key=value words, after the path's own. */
+void __path_health_show(struct seq_file *sf, const struct path_health *h,
+			const struct probation_params *p);
+
+#endif

@@ -17,7 +17,12 @@
 # itself, so multipathd's checker finds path A healthy and reinstates it:
 # the ping-pong the issue describes.
 # Workload: fio 4 KiB random 50/50 read/write, QD32, one job, RUNTIME s,
-# every I/O's completion latency logged (fio's lat log) for the plot.
+# every I/O's completion latency logged (fio's lat log) for the plot. fio
+# runs its job as a thread (--thread) in a session of its own (setsid): a
+# forked job can take more than fio's 5 s start-up bound of guest time
+# while its libraries come over 9p (the icount clock leaps while the guest
+# waits for the host), and fio then ends with SIGTERM to its whole process
+# group, this script included (seen once).
 # Configurations (one multipathd each; /etc/multipath.conf blacklists all
 # but this LUN and pins, for every configuration alike, one PG of both
 # paths, round-robin 0 and no hardware handler; everything else at
@@ -112,7 +117,7 @@ cpu_busy_ticks() {
 # Calibration: path A alone (no map, no fault), 5 s of the same workload:
 # the IOPS one path gives and how busy the guest CPU is meanwhile.
 b0=$(cpu_busy_ticks) t0=${EPOCHREALTIME/./}
-fio --name=calib --filename="/dev/$SDA" --direct=1 --ioengine=libaio --rw=randrw \
+setsid -w fio --thread --name=calib --filename="/dev/$SDA" --direct=1 --ioengine=libaio --rw=randrw \
 	--rwmixread=50 --bs=4k --iodepth=32 --numjobs=1 --time_based --runtime=5 \
 	--output-format=json --output="$BENCH_OUT/raw/flaky_calib.json" >/dev/null 2>&1
 b1=$(cpu_busy_ticks) t1=${EPOCHREALTIME/./}
@@ -239,7 +244,7 @@ run_config() {
 	check "$impl: path A's layer turns flakey (up $UP s, down $DOWN s)" \
 		pair_layer_table A "0 $SIZE flakey /dev/nbflaky 0 $UP $DOWN" || return 1
 	t0=${EPOCHREALTIME/./} b0=$(cpu_busy_ticks)
-	fio --name=flaky --filename="/dev/mapper/$MAP" --direct=1 --ioengine=libaio \
+	setsid -w fio --thread --name=flaky --filename="/dev/mapper/$MAP" --direct=1 --ioengine=libaio \
 		--rw=randrw --rwmixread=50 --bs=4k --iodepth=32 --numjobs=1 \
 		--randrepeat=1 --time_based --runtime="$RUNTIME" \
 		--percentile_list=50:99:99.9 --write_lat_log="/tmp/$tag" --log_avg_msec=0 \

@@ -5,7 +5,7 @@
 #
 # Paths: two tcm_loop disks with one WWID (bench/lib/lio-pair.sh), each an
 # LIO iblock backstore over its own device-mapper layer over one null_blk
-# disk that completes every I/O LAT_US after submission from a timer (a
+# disk that completes every I/O LAT_US (5 ms) after submission from a timer (a
 # latency-bound array; the guest CPU stays mostly idle, so under icount a
 # virtual second costs little wall time). At fio's start path A's layer
 # becomes dm-flakey "UP DOWN": every I/O to path A fails for DOWN s out of
@@ -42,9 +42,9 @@
 # bench/analyze-flaky writes flaky.md and flaky-latency.png.
 #
 #   bench/run-bench --modes icount --cases 900 --out bench/out-flaky
-# Knobs (--param NAME=V): runtime (s, default 300; marginal_path acts after
+# Knobs (--param NAME=V): runtime (s, default 180; marginal_path acts after
 # a second failure within 60 s plus a 120 s sample: keep >= 200), up, down (s),
-# lat_us (the null_blk disk's latency, default 2000), impls (comma-separated subset).
+# lat_us (the null_blk disk's latency, default 5000), impls (comma-separated subset).
 # --quick: runtime 30, up 9, distro and ours-off only.
 # timeout: 20000
 source "$REPO/tests/lib/common.sh"
@@ -57,12 +57,12 @@ if [ "$BENCH_QUICK" = 1 ]; then
 	IMPLS=$(bench_param impls "distro ours-off")
 	UP=$(bench_param up 9)
 else
-	RUNTIME=$(bench_param runtime 300)
+	RUNTIME=$(bench_param runtime 180)
 	IMPLS=$(bench_param impls "distro distro-marginal ours-off ours-on")
 	UP=$(bench_param up 19)
 fi
 DOWN=$(bench_param down 1)
-LAT_US=$(bench_param lat_us 2000)
+LAT_US=$(bench_param lat_us 5000)
 MAP=flaky900
 # multipathd's marginal path detection: a path that fails twice within
 # 60 s is sampled for 120 s (the minimum) with 10 direct reads a second;

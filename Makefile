@@ -113,9 +113,10 @@ bench: deps modules
 	@bench/run-bench $(if $(QUICK),--quick)
 
 # Documentation/performance.md and Documentation/perf/*.png from the
-# results directories of bench/run-bench (bench/README.md says which).
+# results directories of bench/run-bench (bench/README.md says which;
+# OVERHEAD=DIR and FLAKY=DIR choose others than bench/out, bench/out-flaky).
 bench-report:
-	@bench/make-report
+	@bench/make-report $(if $(OVERHEAD),--overhead $(OVERHEAD)) $(if $(FLAKY),--flaky $(FLAKY))
 
 # Fault-injection soak under verified I/O (DURATION=20m; KERNEL=debug: on
 # the debug kernel, with modules built against it by debug/check-debug).

@@ -36,7 +36,8 @@
 #                     and said so, when the target does not know it)
 # Per configuration: fio's JSON (p50/p99/p99.9), its latency log, the errors
 # each path's requests completed with (block_rq_complete tracepoint: every
-# one is an I/O the map retried on the other path, fio saw none), the
+# one is an I/O the map retried on the other path, fio saw none; but those
+# at sector 0 are multipathd's marginal-path sample reads, counted apart), the
 # paths' SCSI ioerr_cnt, the map's dm event count and path A's fail count
 # (status), and path A's state sampled every second.
 # bench/analyze-flaky writes flaky.md and flaky-latency.png.
@@ -193,7 +194,7 @@ ioerr() { echo $(($(cat "/sys/block/$1/device/ioerr_cnt"))); }
 # ---- one configuration ----------------------------------------------------
 run_config() {
 	local impl=$1 mods extra_def="" features="" tag fio_pid rc states="" t0 st
-	local ev0 ev1 fa0 fa1 fb0 fb1 ta tb ia0 ia1 ib0 ib1 dbg b0 b1 t1
+	local ev0 ev1 fa0 fa1 fb0 fb1 ta tb ta0 ia0 ia1 ib0 ib1 dbg b0 b1 t1
 	case $impl in
 	distro*) mods=distro ;;
 	ours*) mods=ours ;;
@@ -265,8 +266,13 @@ run_config() {
 	ev1=$(map_events)
 	read -r _ fa1 <<<"$(path_field "$NUMA")"
 	read -r _ fb1 <<<"$(path_field "$NUMB")"
-	ta=$(grep -c " ${NUMA/:/,} " $TRACE/trace)
-	tb=$(grep -c " ${NUMB/:/,} " $TRACE/trace)
+	# The error completions, kept: multipathd's marginal-path sampling
+	# reads path A itself (O_DIRECT, at offset 0), and those errors are
+	# no retried I/O of the map's; counted apart (sector 0).
+	grep "block_rq_complete" $TRACE/trace | gzip -1 >"$BENCH_OUT/raw/${tag}_errors.trace.gz"
+	ta=$(grep " ${NUMA/:/,} " $TRACE/trace | grep -vc "() 0 + ")
+	tb=$(grep " ${NUMB/:/,} " $TRACE/trace | grep -vc "() 0 + ")
+	ta0=$(grep " ${NUMA/:/,} " $TRACE/trace | grep -c "() 0 + ")
 	ia1=$(ioerr "$SDA") ib1=$(ioerr "$SDB")
 	# Ours also counts them per path (debugfs, since the table's load).
 	dbg=$(our_errors "$NUMA")
@@ -286,7 +292,7 @@ run_config() {
 			"up=$UP" "down=$DOWN" "lat_us=$LAT_US" "fio=raw/$tag.json" \
 			"clat=raw/${tag}_clat.log.gz" "events=$((ev1 - ev0))" \
 			"fails_a=$((fa1 - fa0))" "fails_b=$((fb1 - fb0))" \
-			"rqerr_a=$ta" "rqerr_b=$tb" "ioerr_a=$((ia1 - ia0))" "ioerr_b=$((ib1 - ib0))" "our_errors_a=${dbg:--}" \
+			"rqerr_a=$ta" "rqerr_b=$tb" "rqerr_a_sector0=$ta0" "ioerr_a=$((ia1 - ia0))" "ioerr_b=$((ib1 - ib0))" "our_errors_a=${dbg:--}" \
 			"busy_ticks=$((b1 - b0))" "elapsed_us=$((t1 - t0))" \
 			"table=$(dmsetup table "$MAP" | tr ' ' _)" "states=${states%,}"
 	fi

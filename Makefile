@@ -47,7 +47,7 @@ OBJ_LINES := $(shell sed -e ':a' -e '/\\$$/N' -e 's/\\\n//' -e 'ta' \
 KCONFIGS := $(sort $(filter CONFIG_%,$(OBJ_LINES)))
 MODULES	:= $(patsubst %.o,%.ko,$(filter %.o,$(OBJ_LINES)))
 
-.PHONY: all modules test-modules emulator fuzzer deps check demo soak bench \
+.PHONY: all modules test-modules emulator fuzzer deps check demo soak bench bench-report \
 	check-debug check-kernels clean-modules clean install uninstall deb \
 	print-version print-modules print-kconfig dkms-prebuild
 
@@ -122,6 +122,12 @@ demo: deps modules
 # Benchmarks against the distro's dm-multipath (QUICK=1: a short smoke run).
 bench: deps modules
 	@bench/run-bench $(if $(QUICK),--quick)
+
+# Documentation/performance.md and Documentation/perf/*.png from the
+# results directories of bench/run-bench (bench/README.md says which;
+# OVERHEAD=DIR and FLAKY=DIR choose others than bench/out, bench/out-flaky).
+bench-report:
+	@bench/make-report $(if $(OVERHEAD),--overhead $(OVERHEAD)) $(if $(FLAKY),--flaky $(FLAKY))
 
 # Fault-injection soak under verified I/O (DURATION=20m; KERNEL=debug: on
 # the debug kernel, with modules built against it by debug/check-debug).

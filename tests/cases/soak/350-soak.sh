@@ -17,6 +17,7 @@
 # must never fire. See tests/soak/README.md;
 # tests/soak/run-soak runs it for longer (it rewrites the timeout below from
 # the duration).
+# tier: full (about 4 min; CI runs the cross-kernel set after the 6.1 suite and keeps its hour: 300/301 fuzz and every family exercise the same code in the default run; make soak runs this for longer)
 # timeout: 480
 source "${0%/*}/rc"
 

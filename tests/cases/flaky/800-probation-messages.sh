@@ -17,6 +17,9 @@
 source "${0%/*}/rc"
 
 mp_fixture 2 mpp
+# The paths' shares are counted with sequential reads: per-bio choices
+# (a sequential stint would keep them on one path; 156 tests stints).
+check "per-bio choices: sequential_stream_kb=0" mp_stream_off || exit 1
 A=${DEVNUMS[0]} B=${DEVNUMS[1]}
 kmsg_mark
 

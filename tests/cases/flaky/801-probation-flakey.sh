@@ -18,6 +18,9 @@
 source "${0%/*}/rc"
 
 mp_fixture 2 mpf flkb
+# The paths' shares are counted with sequential reads: per-bio choices
+# (a sequential stint would keep them on one path; 156 tests stints).
+check "per-bio choices: sequential_stream_kb=0" mp_stream_off || exit 1
 A=${DEVNUMS[0]}
 check "dm-flakey loads" modprobe dm-flakey || exit 1
 on_exit "modprobe -r dm-flakey"

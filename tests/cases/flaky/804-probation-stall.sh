@@ -12,6 +12,9 @@
 source "${0%/*}/rc"
 
 mp_fixture 2 mps slowb
+# The paths' shares are counted with sequential reads: per-bio choices
+# (a sequential stint would keep them on one path; 156 tests stints).
+check "per-bio choices: sequential_stream_kb=0" mp_stream_off || exit 1
 A=${DEVNUMS[0]}
 check "dm-delay loads" modprobe dm-delay || exit 1
 on_exit "modprobe -r dm-delay"

@@ -5,7 +5,7 @@
 # each per-bio selector (round-robin 1, queue-length, service-time,
 # historical-service-time). From the paths' own /sys/block/X/stat:
 # - a 4 KiB sequential write at queue depth 32, then its read-back, reach
-#   the paths merged (6 KiB or more per request; the target
+#   the paths merged (5 KiB or more per request; the target
 #   before dm-mpath-stream.c, checked here with sequential_stream_kb=0,
 #   alternated paths per bio: 4 KiB) and, with stints of 256 KiB (the
 #   default), on both paths;
@@ -79,13 +79,16 @@ kib_per_req() {
 	[ "$nreqs" -gt 0 ] && echo $((sectors * 10 / 2 / nreqs)) || echo 0
 }
 # seq_verified: 8 MiB written sequentially in 4 KiB blocks at queue depth
-# 32, then read back the same way; checks fio's verdict.
+# 32, then read back the same way; checks fio's verdict. fio runs on CPU 0:
+# the stint record is per CPU, and a job the scheduler moves between the
+# two CPUs starts a stint afresh on each (CI measured 4.7-8.8 KiB per
+# request unpinned, 4.0 without stints).
 seq_verified() {
 	local rc
 	fio --name=seqw --filename=/dev/mapper/mpseq --direct=1 --ioengine=libaio \
-		--iodepth=32 --bs=4k --rw=write --size=8M --output=/dev/null &&
+		--cpus_allowed=0 --iodepth=32 --bs=4k --rw=write --size=8M --output=/dev/null &&
 		fio --name=seqr --filename=/dev/mapper/mpseq --direct=1 --ioengine=libaio \
-			--iodepth=32 --bs=4k --rw=read --size=8M --output=/dev/null
+			--cpus_allowed=0 --iodepth=32 --bs=4k --rw=read --size=8M --output=/dev/null
 	rc=$?
 	check_eq "$1: fio wrote and read 8 MiB without error" 0 "$rc"
 }
@@ -107,8 +110,8 @@ for spec in "round-robin:1" "queue-length:1" "service-time:2:1 1" "historical-se
 	w=$(kib_per_req w) r=$(kib_per_req r)
 	diag "$sel, stints of 256 KiB: KiB/request x10 write $w read $r;" \
 		"writes (merges) $(delta 0 writes) ($(delta 0 wmerges)) / $(delta 1 writes) ($(delta 1 wmerges))"
-	check "$sel: sequential writes merged at the paths (>= 6 KiB per request)" test "$w" -ge 60
-	check "$sel: sequential reads merged at the paths (>= 6 KiB per request)" test "$r" -ge 60
+	check "$sel: sequential writes merged at the paths (>= 5 KiB per request)" test "$w" -ge 50
+	check "$sel: sequential reads merged at the paths (>= 5 KiB per request)" test "$r" -ge 50
 	check "$sel: both paths got write merges" \
 		test "$(delta 0 wmerges)" -gt 0 -a "$(delta 1 wmerges)" -gt 0
 	p0=$(share_pct 0 w)
@@ -126,7 +129,7 @@ for spec in "round-robin:1" "queue-length:1" "service-time:2:1 1" "historical-se
 	seq_verified "$sel: no stints"
 	w=$(kib_per_req w)
 	diag "$sel, sequential_stream_kb=0: KiB/request x10 write $w"
-	check "$sel: without stints the paths get 4 KiB requests (< 6 KiB)" test "$w" -lt 60
+	check "$sel: without stints the paths get 4 KiB requests (< 4.5 KiB)" test "$w" -lt 45
 	echo 256 >$STREAM
 
 	snap

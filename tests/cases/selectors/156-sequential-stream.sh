@@ -1,14 +1,19 @@
 #!/bin/bash
 # A sequential stream stays on one path per stint and merges there; random I/O spreads.
-# Two null_blk paths that take 200 us per request with 4 tags (I/O queues
-# in their mq-deadline scheduler, as on a busy array), a map over both with
+# Two null_blk paths that take 400 us per request with 2 tags (I/O queues
+# in their mq-deadline scheduler, as on a busy array; with 200 us and 4
+# tags a slow host's guest once drained the queue between bios: CI saw
+# one selector's read-back at under 5 KiB per request, while unloaded
+# runs read 18-34 KiB per request), a map over both with
 # each per-bio selector (round-robin 1, queue-length, service-time,
 # historical-service-time). From the paths' own /sys/block/X/stat:
 # - a 4 KiB sequential write at queue depth 32, then its read-back, reach
 #   the paths merged (5 KiB or more per request; the target
 #   before dm-mpath-stream.c, checked here with sequential_stream_kb=0,
-#   alternated paths per bio: 4 KiB) and, with stints of 256 KiB (the
-#   default), on both paths;
+#   alternated paths per bio: under 4.8 KiB, 4.0-4.2 measured, a
+#   load-aware selector now and then choosing one path twice) and, with
+#   stints of 256 KiB (the default), on both paths (9.6-11.7 KiB per
+#   write, 29-36 per read measured with these paths);
 # - with a stint as large as the stream (sequential_stream_kb=1048576),
 #   the share of one path is reported (a diag: on an SMP guest the stream
 #   moves between CPUs, each with its own record);
@@ -38,7 +43,7 @@ seq_path() {
 	local a d=$NB/$1
 	mkdir "$d" || return 1
 	for a in size=64 queue_mode=2 irqmode=2 \
-		completion_nsec=200000 submit_queues=1 hw_queue_depth=4; do
+		completion_nsec=400000 submit_queues=1 hw_queue_depth=2; do
 		echo "${a#*=}" >"$d/${a%%=*}" || return 1
 	done
 	echo 1 >"$d/power" && wait_until 10 test -b "/dev/$1" &&
@@ -109,7 +114,8 @@ for spec in "round-robin:1" "queue-length:1" "service-time:2:1 1" "historical-se
 	seq_verified "$sel: sequential"
 	w=$(kib_per_req w) r=$(kib_per_req r)
 	diag "$sel, stints of 256 KiB: KiB/request x10 write $w read $r;" \
-		"writes (merges) $(delta 0 writes) ($(delta 0 wmerges)) / $(delta 1 writes) ($(delta 1 wmerges))"
+		"writes (merges) $(delta 0 writes) ($(delta 0 wmerges)) / $(delta 1 writes) ($(delta 1 wmerges));" \
+		"reads (merges) $(delta 0 reads) ($(delta 0 rmerges)) / $(delta 1 reads) ($(delta 1 rmerges))"
 	check "$sel: sequential writes merged at the paths (>= 5 KiB per request)" test "$w" -ge 50
 	check "$sel: sequential reads merged at the paths (>= 5 KiB per request)" test "$r" -ge 50
 	check "$sel: both paths got write merges" \
@@ -129,7 +135,7 @@ for spec in "round-robin:1" "queue-length:1" "service-time:2:1 1" "historical-se
 	seq_verified "$sel: no stints"
 	w=$(kib_per_req w)
 	diag "$sel, sequential_stream_kb=0: KiB/request x10 write $w"
-	check "$sel: without stints the paths get 4 KiB requests (< 4.5 KiB)" test "$w" -lt 45
+	check "$sel: without stints the paths get about 4 KiB requests (< 4.8 KiB)" test "$w" -lt 48
 	echo 256 >$STREAM
 
 	snap

@@ -198,6 +198,30 @@ scsi_rescan_all() {
 path_reads() { local f; read -ra f <"/sys/block/$1/stat" && echo "${f[0]}"; }
 path_writes() { local f; read -ra f <"/sys/block/$1/stat" && echo "${f[4]}"; }
 
+# ---- the running kernel's own device-mapper modules (the oracles) ---------
+# distro_ko NAME: the path of the running kernel's own drivers/md module
+# NAME (dm-multipath, dm-round-robin, ...): .ko in 6.1's packages, .ko.xz
+# in 6.12's and 7.x's (kmod's insmod reads both). Fails, printing the .ko
+# path, if the kernel has no such module.
+distro_ko() {
+	local d f
+	d=/lib/modules/$(uname -r)/kernel/drivers/md
+	for f in "$d/$1.ko" "$d/$1.ko.xz" "$d/$1.ko.zst"; do
+		[ -e "$f" ] && { echo "$f"; return 0; }
+	done
+	echo "$d/$1.ko"
+	return 1
+}
+# distro_insmod NAME...: load those of the kernel's own modules, by path
+# (ours, which have the same names, must be unloaded first).
+distro_insmod() {
+	local m f
+	for m in "$@"; do
+		f=$(distro_ko "$m") || { echo "distro_insmod: the kernel has no $m" >&2; return 1; }
+		insmod "$f" || return 1
+	done
+}
+
 # ---- our modules and maps -----------------------------------------------
 mp_mods_load() { modprobe dm-multipath && modprobe dm-round-robin; }
 # mp_stream_off: our maps choose a path for every bio, sequential or not

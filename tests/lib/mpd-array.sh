@@ -21,7 +21,6 @@
 
 MPD_STACK=${MPD_STACK:-ours}
 DH_WAY=${DH_WAY:-scan}
-DISTRO_MD=/lib/modules/$(uname -r)/kernel/drivers/md
 
 # What each array's built-in entry (multipath -t) and the real consumers
 # make of it:
@@ -49,9 +48,7 @@ esac
 
 stack_load() {
 	if [ "$MPD_STACK" = distro ]; then
-		insmod "$DISTRO_MD/dm-multipath.ko" &&
-			insmod "$DISTRO_MD/dm-round-robin.ko" &&
-			insmod "$DISTRO_MD/dm-service-time.ko"
+		distro_insmod dm-multipath dm-round-robin dm-service-time
 	else
 		mp_mods_load
 	fi

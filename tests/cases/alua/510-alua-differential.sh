@@ -14,7 +14,6 @@
 # timeout: 400
 source "${0%/*}/rc"
 
-DISTRO_MD=/lib/modules/$(uname -r)/kernel/drivers/md
 MP=/dev/mapper/mpdiff
 on_exit "dm_remove mpdiff"
 on_exit "scsi_dh_block scsi_dh_alua"
@@ -55,7 +54,7 @@ OURS_DH=$RESULT
 lio_stop
 check "ours: modules unload" mp_mods_unload
 
-check "distro dm-multipath loads (insmod)" eval "insmod $DISTRO_MD/dm-multipath.ko && insmod $DISTRO_MD/dm-round-robin.ko" || exit 1
+check "distro dm-multipath loads (insmod)" distro_insmod dm-multipath dm-round-robin || exit 1
 check_eq "the distro's target answers ($MPATH_TARGET_VERSION)" "$MPATH_TARGET_VERSION" "$(dmsetup targets | awk '$1 == "multipath" {print $2}')"
 array_up --allow-dh
 steps "distro, scsi_dh_alua"

@@ -19,7 +19,6 @@
 # timeout: 600
 source "${0%/*}/rc"
 
-DISTRO_MD=/lib/modules/$(uname -r)/kernel/drivers/md
 san_start --links 2 --noop-interval 2 --noop-timeout 2 --replacement-timeout 5 ||
 	{ tap_fail "san-up: 2 links"; exit 1; }
 tap_ok "san-up: 2 links"
@@ -34,7 +33,7 @@ load() { # load ours|distro
 	if [ "$1" = ours ]; then
 		mp_mods_load && ours_loaded
 	else
-		insmod "$DISTRO_MD/dm-multipath.ko" && insmod "$DISTRO_MD/dm-round-robin.ko" &&
+		distro_insmod dm-multipath dm-round-robin &&
 			! ours_loaded
 	fi
 }

@@ -19,12 +19,9 @@ source "$REPO/tests/clariion/lib.sh"
 # MPD_STACK=distro (661): the distro's dm-multipath and selectors, insmod
 # by path, serve the table ("1 emc" then means its scsi_dh_emc).
 MPD_STACK=${MPD_STACK:-ours}
-DISTRO_MD=/lib/modules/$(uname -r)/kernel/drivers/md
 stack_load() {
 	if [ "$MPD_STACK" = distro ]; then
-		insmod "$DISTRO_MD/dm-multipath.ko" &&
-			insmod "$DISTRO_MD/dm-round-robin.ko" &&
-			insmod "$DISTRO_MD/dm-service-time.ko"
+		distro_insmod dm-multipath dm-round-robin dm-service-time
 	else
 		mp_mods_load
 	fi

@@ -163,7 +163,7 @@ mpd_array_run() {
 	if [ "$MPD_STACK" = ours ]; then
 		check "dm-scsi-dh (ours) serves it" test -d /sys/module/dm_scsi_dh
 	else
-		check_eq "the distro's target (1.14.0)" v1.14.0 "$(dmsetup targets | awk '$1 == "multipath" {print $2}')"
+		check_eq "the distro's target ($MPATH_TARGET_VERSION)" "$MPATH_TARGET_VERSION" "$(dmsetup targets | awk '$1 == "multipath" {print $2}')"
 	fi
 	diag "ownership at setup: $(moves)"
 	check_eq "map creation: no ownership move requested (A owns the LUN)" "0 0" \

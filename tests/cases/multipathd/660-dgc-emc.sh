@@ -13,7 +13,7 @@
 # the LUN), exactly one to B, exactly one back to A, none in the wrong
 # direction (661 runs the same on the distro's dm-multipath with
 # scsi_dh_emc, 662 on ours with scsi_dh_emc attached).
-# timeout: 420
+# timeout: 720
 source "${0%/*}/rc"
 source "$REPO/tests/clariion/lib.sh"
 # MPD_STACK=distro (661): the distro's dm-multipath and selectors, insmod

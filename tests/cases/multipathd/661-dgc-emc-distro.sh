@@ -6,7 +6,7 @@
 # an initramfs would load it.  The oracle for 660 and 662: the same table,
 # and the same trespasses at map creation, failover and failback.
 # requires: distro-kernel
-# timeout: 420
+# timeout: 720
 MPD_STACK=distro
 CL_SCSI_DH=emc
 source "${BASH_SOURCE[0]%/*}/660-dgc-emc.sh"

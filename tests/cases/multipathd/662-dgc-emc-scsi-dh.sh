@@ -4,6 +4,6 @@
 # (as an initramfs would load it), so multipathd writes "1 emc" from the
 # attached handler too; dm-emc serves it and keeps scsi_dh_emc's view of
 # each port in step.  The trespass counts must be the stock stack's (661).
-# timeout: 420
+# timeout: 720
 CL_SCSI_DH=emc
 source "${BASH_SOURCE[0]%/*}/660-dgc-emc.sh"

@@ -16,7 +16,7 @@
 # default run covers dm-scsi-dh in 270 (hp_sw over scsi_debug) and
 # multipathd on the emulated array in 660 (the CLARiiON).
 # tier: full
-# timeout: 420
+# timeout: 720
 source "${0%/*}/rc"
 CL_SCSI_DH=${CL_SCSI_DH-rdac}
 source "$REPO/tests/clariion/lib.sh"

@@ -5,6 +5,6 @@
 # serve multipathd's table; the same assertions hold.
 # requires: distro-kernel
 # tier: full
-# timeout: 420
+# timeout: 720
 MPD_STACK=distro
 source "${BASH_SOURCE[0]%/*}/663-netapp-rdac.sh"

@@ -17,7 +17,7 @@
 # default run covers dm-scsi-dh in 270 (hp_sw over scsi_debug) and
 # multipathd on the emulated array in 660 (the CLARiiON).
 # tier: full
-# timeout: 420
+# timeout: 720
 source "${0%/*}/rc"
 CL_SCSI_DH=${CL_SCSI_DH-hp_sw}
 source "$REPO/tests/clariion/lib.sh"

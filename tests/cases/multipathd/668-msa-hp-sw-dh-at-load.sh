@@ -6,7 +6,7 @@
 # and dm-scsi-dh attaches scsi_dh_hp_sw to every path at table load, as
 # Linux 6.1's target does.
 # tier: full
-# timeout: 420
+# timeout: 720
 DH_WAY=load
 CL_SCSI_DH=
 source "${BASH_SOURCE[0]%/*}/666-msa-hp-sw.sh"

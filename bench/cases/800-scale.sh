@@ -215,16 +215,16 @@ storm() {
 	# before the first I/O with N maps x 4 paths (without it the storm's
 	# light I/O never started at N=16 under icount; with it, the storm
 	# runs: see Documentation/benchmark-matrix-scale.rst).
-	# Light I/O: LIGHT_IOPS a map, at most light_total (default 3200: N=16
-	# at 200) in all; the sample's verified I/O: sample_iops a job (500).
+	# Light I/O: LIGHT_IOPS a map, at most light_total (default 800: 50 a
+	# map at N=16) in all; the sample's verified I/O: sample_iops a job (50).
 	# Both rate-limited so that the guest's one CPU is not saturated: under
 	# icount an idle guest's clock leaps to its next timer at no cost,
 	# while a busy guest second costs tens of wall seconds on a loaded
 	# host. At larger N each map then carries fewer I/Os, and a map fails a
 	# path only at its next I/O to it: the times below include that wait.
 	local largs=() rate total srate
-	total=$(bench_param light_total 3200)
-	srate=$(bench_param sample_iops 500)
+	total=$(bench_param light_total 800)
+	srate=$(bench_param sample_iops 50)
 	rate=$((total / n))
 	((rate > LIGHT_IOPS)) && rate=$LIGHT_IOPS
 	((rate < 1)) && rate=1

@@ -125,9 +125,11 @@ bench: deps modules
 
 # Documentation/performance.md and Documentation/perf/*.png from the
 # results directories of bench/run-bench (bench/README.md says which;
-# OVERHEAD=DIR and FLAKY=DIR choose others than bench/out, bench/out-flaky).
+# OVERHEAD=DIR, FLAKY=DIR and SCALE=DIR choose others than bench/out,
+# bench/out-flaky, bench/out-scale).
 bench-report:
-	@bench/make-report $(if $(OVERHEAD),--overhead $(OVERHEAD)) $(if $(FLAKY),--flaky $(FLAKY))
+	@bench/make-report $(if $(OVERHEAD),--overhead $(OVERHEAD)) $(if $(FLAKY),--flaky $(FLAKY)) \
+		$(if $(SCALE),--scale $(SCALE))
 
 # Fault-injection soak under verified I/O (DURATION=20m; KERNEL=debug: on
 # the debug kernel, with modules built against it by debug/check-debug).

@@ -31,8 +31,8 @@
 # bench/analyze-scale writes scale.md and scale-*.png.
 #
 #   MEM=3072 bench/run-bench --modes icount --cases 800 --out bench/out-scale
-#   ... --quick: N=16 only.  Knobs (run-bench --param NAME=V1,V2): storm
-#   (1: run the storm; see STORM below), ns
+#   ... --quick: N=16 only, no storm.  Knobs (run-bench --param
+#   NAME=V1,V2): storm (0: none; 1, the default without --quick: run it), ns
 #   (16,64,256; 1024 needs MEM=4096 or more); --only IMPL,... of
 #   ours-r1,distro-bio,distro-rq (the default three) and
 #   ours-st,distro-st,distro-rq-st.
@@ -55,11 +55,9 @@ else
 fi
 IMPLS=${IMPLS# }
 HOSTS=4 SAMPLE=4 LIGHT_IOPS=200	# per map, queue depth 1
-# The storm (--param storm=1) is not in the default run yet: in its first
-# runs (N=16, icount) fio's I/O on the maps did not start within minutes
-# of guest time, with one job over all the maps' files and with one job
-# per map alike; the cause is not found.
-STORM=$(bench_param storm 0)
+# The storm: on by default, off in the --quick smoke run (its I/O makes
+# each guest second cost tens of wall seconds under icount).
+STORM=$(bench_param storm $((1 - BENCH_QUICK)))
 STORM_LIMIT_S=10	# guest seconds: a phase not complete by then is reported so
 maxn=0
 for n in $NS; do ((n > maxn)) && maxn=$n; done
@@ -180,7 +178,7 @@ wait_failed() {
 		WAIT_US=$((t - START))
 		LAST_FAILED=$c
 		[ "$c" = "$target" ] && return 0
-		((WAIT_US > STORM_LIMIT_S * 1000000)) && return 1
+		((WAIT_US > ${LIMIT_US:-$((STORM_LIMIT_S * 1000000))})) && return 1
 		bsleep 0.01
 	done
 }
@@ -188,22 +186,57 @@ set_state() { # set_state HOST N STATE: every path of host HOST to N maps
 	local h=$1 n=$2 st=$3 k
 	for ((k = 0; k < n; k++)); do echo "$st" >"/sys/block/${PD[h * maxn + k]}/device/state"; done
 }
+# The kernel's own times, free of the polls' cost (each poll is a dmsetup
+# and an awk process: ~0.2 s of guest time at N=16 under the storm's I/O,
+# coarser than the storm itself). klog_mark TEXT writes a marker to the
+# kernel log just before a phase; klog_span TEXT REGEX prints "US COUNT":
+# the printk time from that marker to the last line after it matching REGEX
+# (the targets log "Failing path" / "Reinstating path" for every path, ours
+# and the distro's alike), and how many matched; "- 0" without the marker.
+klog_mark() { echo "mpbench-storm $1" >/dev/kmsg; }
+klog_span() {
+	dmesg | awk -v m="mpbench-storm $1" -v re="$2" '
+		function ts(l) { sub(/^\[ */, "", l); sub(/\].*/, "", l); return l }
+		index($0, m) { t0 = ts($0); seen = 1; done = 0; n = 0; t1 = t0; next }
+		seen && index($0, "mpbench-storm ") { done = 1 }
+		seen && !done && $0 ~ re { t1 = ts($0); n++ }
+		END { if (seen) printf "%.0f %d\n", (t1 - t0) * 1000000, n; else print "- 0" }'
+}
 
 # storm IMPL N: I/O on every map, the quarter and half failures, the
 # restore; one record.
 storm() {
-	local impl=$1 n=$2 files="" k i s ok=1 light_pid sample_pid tag=scale_${1}_$2
+	local impl=$1 n=$2 k i s ok=1 light_pid sample_pid tag=scale_${1}_$2
 	local e0 e1 e2 e3 q_us h_us r_msgs_us r_us q_polls h_polls r_polls a b
+	local kq_us kq_n kh_us kh_n kr_us kr_n io_us t_io
 	# One job per map (threads of one fio). --disk_util=0 in both fio
 	# runs: fio's disk statistics look up each file's device, and each dm
-	# device's slaves, in sysfs for every job, the likely cause of the
-	# minutes of CPU before the first I/O with N maps x 4 paths (the
-	# storm's light I/O never started at N=16 under icount; the same job
-	# on 16 plain files starts at once). Not yet confirmed by a storm run.
-	local largs=()
+	# device's slaves, in sysfs for every job, which cost minutes of CPU
+	# before the first I/O with N maps x 4 paths (without it the storm's
+	# light I/O never started at N=16 under icount; with it, the storm
+	# runs: see Documentation/benchmark-matrix-scale.rst).
+	# Light I/O: LIGHT_IOPS a map, at most light_total (default 800: 50 a
+	# map at N=16) in all; the sample's verified I/O: sample_iops a job (50).
+	# Both rate-limited so that the guest's one CPU is not saturated: under
+	# icount an idle guest's clock leaps to its next timer at no cost,
+	# while a busy guest second costs tens of wall seconds on a loaded
+	# host. At larger N each map then carries fewer I/Os, and a map fails a
+	# path only at its next I/O to it: the times below include that wait.
+	# Poisson arrivals: with fio's default (linear) rate every job issued at
+	# the same ticks, every map's round-robin was at the same place, and a
+	# storm time was a whole number of ticks set by the selector's order
+	# after a failure (N=256, 3 IOPS a map: ~1 s for ours, ~0.37 s for the
+	# distro's, in the half phase), not by the targets' cost.
+	local largs=() rate total srate
+	total=$(bench_param light_total 800)
+	srate=$(bench_param sample_iops 50)
+	rate=$((total / n))
+	((rate > LIGHT_IOPS)) && rate=$LIGHT_IOPS
+	((rate < 1)) && rate=1
+	t_io=${EPOCHREALTIME/./}
 	for ((k = 0; k < n; k++)); do largs+=("--name=light$k" "--filename=/dev/mapper/bench-s$k"); done
 	fio --thread --disk_util=0 --direct=1 --ioengine=libaio --rw=randread --bs=4k --iodepth=1 \
-		--rate_iops=$LIGHT_IOPS --time_based --runtime=36000 --group_reporting \
+		--rate_iops=$rate --rate_process=poisson --time_based --runtime=36000 --group_reporting \
 		--output-format=json --output="/tmp/${tag}_light.json" "${largs[@]}" \
 		>/dev/null 2>"/tmp/${tag}_light.err" &
 	light_pid=$!
@@ -215,6 +248,7 @@ storm() {
 			"--offset=$((i * 4))M")
 	done
 	fio --disk_util=0 --direct=1 --ioengine=libaio --rw=randwrite --bs=4k --iodepth=1 --size=4M \
+		--rate_iops="$srate" \
 		--verify=crc32c --verify_backlog=16 --verify_fatal=1 --time_based \
 		--runtime=36000 --output-format=json --output="/tmp/${tag}_sample.json" \
 		"${sargs[@]}" >/dev/null 2>"/tmp/${tag}_sample.err" &
@@ -226,6 +260,8 @@ storm() {
 		wait "$light_pid" "$sample_pid"
 		return 1
 	fi
+	io_us=$((${EPOCHREALTIME/./} - t_io))
+	progress "scale $impl N=$n: I/O flowing after $io_us us"
 	bsleep 1
 	if ! kill -0 "$light_pid" 2>/dev/null || [[ $(<"/proc/$light_pid/stat") == *") Z "* ]]; then
 		tap_fail "$impl N=$n: the light I/O on every map stopped" "$(tail -n 5 "/tmp/${tag}_light.err")"
@@ -235,32 +271,50 @@ storm() {
 	fi
 	e0=$(events_sum)
 	progress "scale $impl N=$n: host 0 offline"
+	klog_mark "$tag quarter"
 	START=${EPOCHREALTIME/./}
 	set_state 0 "$n" offline
 	wait_failed "$n" || { tap_fail "$impl N=$n: quarter: $LAST_FAILED of $n paths failed after ${STORM_LIMIT_S}s"; ok=0; }
 	q_us=$WAIT_US q_polls=$POLLS
+	read -r kq_us kq_n < <(klog_span "$tag quarter" "Failing path")
 	e1=$(events_sum)
 	bsleep 1
 	progress "scale $impl N=$n: host 1 offline"
+	klog_mark "$tag half"
 	START=${EPOCHREALTIME/./}
 	set_state 1 "$n" offline
 	wait_failed $((2 * n)) || { tap_fail "$impl N=$n: half: $LAST_FAILED of $((2 * n)) paths failed after ${STORM_LIMIT_S}s"; ok=0; }
 	h_us=$WAIT_US h_polls=$POLLS
+	read -r kh_us kh_n < <(klog_span "$tag half" "Failing path")
 	e2=$(events_sum)
 	bsleep 1
 	progress "scale $impl N=$n: restore"
+	# Every reinstate_path message from one process (bench/lib/dm-messages:
+	# a dmsetup each cost ~0.12 s of guest time under the storm's I/O).
+	for ((k = 0; k < n; k++)); do
+		for h in 0 1; do echo "bench-s$k reinstate_path ${DN[h * maxn + k]}"; done
+	done >/tmp/scale.msgs
+	klog_mark "$tag restore"
 	START=${EPOCHREALTIME/./}
 	set_state 0 "$n" running
 	set_state 1 "$n" running
-	for ((k = 0; k < n; k++)); do
-		for h in 0 1; do
-			dmsetup message "bench-s$k" 0 reinstate_path "${DN[h * maxn + k]}" ||
-				{ tap_fail "$impl N=$n: reinstate ${DN[h * maxn + k]} in bench-s$k"; ok=0; }
-		done
-	done
+	if ! "$REPO/bench/lib/dm-messages" </tmp/scale.msgs 2>/tmp/scale.msgs.err; then
+		# Then one dmsetup each (reinstating an active path is a no-op).
+		diag "$impl N=$n: dm-messages failed, dmsetup instead: $(head -n 3 /tmp/scale.msgs.err)"
+		while read -r a b; do
+			# shellcheck disable=SC2086 # the message's words
+			dmsetup message "$a" 0 $b ||
+				{ tap_fail "$impl N=$n: $a: $b"; ok=0; }
+		done </tmp/scale.msgs
+	fi
 	r_msgs_us=$((${EPOCHREALTIME/./} - START))
+	# The limit counts from the last message: sending 2N of them is user
+	# space's time, not the targets'.
+	LIMIT_US=$((r_msgs_us + STORM_LIMIT_S * 1000000))
 	wait_failed 0 || { tap_fail "$impl N=$n: restore: $LAST_FAILED paths still failed"; ok=0; }
+	LIMIT_US=""
 	r_us=$WAIT_US r_polls=$POLLS
+	read -r kr_us kr_n < <(klog_span "$tag restore" "Reinstating path")
 	e3=$(events_sum)
 	bsleep 1
 	progress "scale $impl N=$n: stop I/O"
@@ -280,18 +334,37 @@ storm() {
 	record suite=scale-storm "impl=$impl" "ver=$MP_VERSION" "n=$n" "ok=$ok" \
 		"quarter_us=$q_us" "quarter_polls=$q_polls" "half_us=$h_us" "half_polls=$h_polls" \
 		"restore_msgs_us=$r_msgs_us" "restore_us=$r_us" "restore_polls=$r_polls" \
+		"klog_quarter_us=$kq_us" "klog_quarter_n=$kq_n" "klog_half_us=$kh_us" "klog_half_n=$kh_n" \
+		"klog_restore_us=$kr_us" "klog_restore_n=$kr_n" "io_start_us=$io_us" \
+		"light_iops=$rate" "sample_iops=$srate" \
 		"events_quarter=$((e1 - e0))" "events_half=$((e2 - e1))" "events_restore=$((e3 - e2))" \
 		"light=raw/${tag}_light.json" "sample=raw/${tag}_sample.json" "sample_maps=$ns"
 	[ $ok = 1 ] && tap_ok "$impl N=$n: storm (quarter ${q_us} us, half ${h_us} us, restore ${r_us} us)"
 }
 
-for impl in $IMPLS; do
-	mods_use "$(impl_mods "$impl")" || { tap_fail "$impl: load modules"; continue; }
-	# The selector module loaded and dmsetup's files cached before any
-	# figure: under icount the clock leaps while the guest waits for the
-	# host (module and binary loads over 9p).
-	maps_create "$impl" 4 1 && maps_remove || { tap_fail "$impl: a first map"; continue; }
-	for n in $NS; do
+# The storm's programs (fio, the message helper's python3, dmesg, awk,
+# dmsetup) run once before any figure: a first exec loads them over 9p,
+# during which the icount clock leaps, and the first implementation
+# measured would pay for it (its I/O start and restore times did: 9.2 s
+# against 2.0 s, and 0.55 s against 0.19 s, at N=16).
+if [ "$STORM" = 1 ]; then
+	fio --disk_util=0 --direct=1 --ioengine=libaio --rw=randwrite --bs=4k --iodepth=1 \
+		--size=1M --verify=crc32c --thread --name=warm --filename="/dev/${PD[0]}" \
+		--output-format=json >/dev/null 2>&1
+	"$REPO/bench/lib/dm-messages" </dev/null 2>/dev/null
+	dmesg | awk 'END { }'
+	dmsetup status >/dev/null 2>&1
+fi
+
+# Every implementation at one N before the next N: a run stopped at its
+# deadline still compares them all at the N it finished.
+for n in $NS; do
+	for impl in $IMPLS; do
+		mods_use "$(impl_mods "$impl")" || { tap_fail "$impl: load modules"; continue; }
+		# The selector module loaded and dmsetup's files cached before any
+		# figure: under icount the clock leaps while the guest waits for
+		# the host (module and binary loads over 9p).
+		maps_create "$impl" 4 1 && maps_remove || { tap_fail "$impl: a first map"; continue; }
 		progress "scale $impl N=$n: 2-path maps"
 		mem_settle
 		m0=$(mem_snap)

@@ -72,7 +72,7 @@ check "unload" unload_mods
 # ---- troubleshooting: mixed copies ----------------------------------------
 kmsg_mark
 check "the kernel's dm-multipath loads (insmod, as a stale initramfs would)" \
-	insmod "$LIB/kernel/drivers/md/dm-multipath.ko"
+	insmod "$LIB/kernel/drivers/md/dm-multipath$KO"
 check_fail "then our dm-service-time is refused" modprobe dm-service-time
 k=$(kmsg_since)
 check_match "kernel log: disagrees about version of symbol dm_register_path_selector" \
@@ -95,8 +95,8 @@ check_fail "no /usr/src/$NAME-$VER" test -e "/usr/src/$NAME-$VER"
 check_fail "no kernel hook left" ls /etc/kernel/postinst.d/$PKG /etc/kernel/header_postinst.d/$PKG
 check_eq "nothing of ours in $LIB/updates" "" "$(find "$LIB/updates" -name 'dm-*' 2>/dev/null)"
 for m in "${MODS[@]}"; do
-	if [ -e "$LIB/kernel/drivers/md/$m.ko" ]; then
-		check_eq "modinfo -n $m: the kernel's own" "$LIB/kernel/drivers/md/$m.ko" \
+	if [ -e "$LIB/kernel/drivers/md/$m$KO" ]; then
+		check_eq "modinfo -n $m: the kernel's own" "$LIB/kernel/drivers/md/$m$KO" \
 			"$(modinfo -n "$m" 2>&1)"
 	else # ours only (dm-emc, dm-alua, dm-historical-service-time): none left
 		check_fail "modinfo -n $m: none (the kernel has no $m)" modinfo -n "$m"

@@ -36,7 +36,7 @@ check_eq "DKMS built $NAME/$VER for $KVER on the host (make check)" "$VER $KVER"
 mkdir -p /usr/src /var/lib/dkms
 cp -a "$PRE/src/$NAME-$VER" /usr/src/ && cp -a "$PRE/tree/$NAME" /var/lib/dkms/ &&
 	ln -sfn "/usr/src/$NAME-$VER" "/var/lib/dkms/$NAME/$VER/source"
-check_match "dkms status: built" "^$NAME/$VER, $KVER, x86_64: built" \
+check_match "dkms status: built" "^$NAME/$VER, $KVER_RE, x86_64: built" \
 	"$(dkms status "$NAME/$VER" 2>&1)"
 t1=$SECONDS
 out=$(dkms install "$NAME/$VER" -k "$KVER" 2>&1)
@@ -45,7 +45,7 @@ diag "dkms install (copy, depmod): $((SECONDS - t1)) s"
 check_eq "dkms install $NAME/$VER -k $KVER" 0 "$rc" ||
 	printf '%s\n' "$out" | tail -n 20 | sed 's/^/# /'
 
-check_match "dkms status: installed" "^$NAME/$VER, $KVER, x86_64: installed" \
+check_match "dkms status: installed" "^$NAME/$VER, $KVER_RE, x86_64: installed" \
 	"$(dkms status "$NAME/$VER" 2>&1)"
 
 modules_are_dkms_copies

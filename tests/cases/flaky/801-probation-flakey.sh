@@ -15,7 +15,7 @@
 # path's clean trial reads earn back the trial share its failed trials
 # cost it (805 tests the back-off), take it off probation by itself, and
 # it gets its half again.
-# timeout: 300
+# timeout: 480
 source "${0%/*}/rc"
 
 mp_fixture 2 mpf flkb

@@ -8,14 +8,15 @@
 # message, B stays on probation with its share halved: 1/128 ... 1/1024
 # after four failed trials, one error each. Healthy again, in 2048 direct
 # reads B gets 1 to 4 of them (at the fixed 1 in 64 of the code before the
-# back-off: about 32), each counted clean. Three more failed trials reach
-# the floor, 1/4096, and stay there; even so, with A failed B carries all
-# the I/O (the last usable path is always used). Then, with
+# back-off: about 32), each counted clean. Two more failed trials reach
+# the floor, 1/4096 (a third, 4096 reads more, would stay there: left out
+# for the run time; the cap is PROBATION_BACKOFF_MAX); even so, with A
+# failed B carries all the I/O (the last usable path is always used). Then, with
 # probation_clean_ios 16 (one halving earned back per clean trial): one
 # failed trial (1/128), clean trials earn the share back (1/64), B leaves
 # probation by itself, and put on probation again starts at 1/64: the
 # back-off is reset when the path leaves probation.
-# timeout: 400
+# timeout: 600
 source "${0%/*}/rc"
 
 mp_fixture 2 mpk bkb
@@ -80,9 +81,9 @@ check_eq "a few clean trials earn nothing back yet (one per 62)" 1/1024 "$(share
 
 # The floor.
 check "B's layer fails again" layer error
-for n in 5 6 7; do
+for n in 5 6; do
 	failed_trial mpk $n $sh
-	[ $sh -ge 4096 ] || sh=$((sh * 2))
+	sh=$((sh * 2))
 done
 check "B's layer healthy again" layer linear
 # The last usable path is always used, whatever its back-off.

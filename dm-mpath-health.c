@@ -140,6 +140,11 @@ void __path_health_enter(struct path_health *h,
 			 const char *dev)
 {
 	atomic_set(&h->clean_ios, 0);
+	/* Starting it again keeps the back-off; a new probation has none. */
+	if (!h->probation) {
+		h->backoff = 0;
+		h->trial_offers = 0;
+	}
 	WRITE_ONCE(h->probation, true);
 	h->nr_probations++;
 
@@ -157,7 +162,30 @@ void __path_health_leave(struct path_health *h, const char *map,
 			 const char *dev)
 {
 	WRITE_ONCE(h->probation, false);
+	h->backoff = 0;
+	h->trial_offers = 0;
 	DMINFO("%s: Path %s left probation.", map, dev);
+}
+
+void __path_health_trial_failed(struct path_health *h,
+				const struct probation_params *p)
+{
+	h->backoff = min(__path_health_backoff(h, p) + 1,
+			 (unsigned int)PROBATION_BACKOFF_MAX);
+}
+
+/*
+ * Offers are counted per path under the map's lock (map_bio_trial holds
+ * it for every trial bio anyway): at level n the path takes one offer in
+ * 2^n, exactly, whichever CPU's tick made the offer.
+ */
+bool __path_health_trial_take(struct path_health *h,
+			      const struct probation_params *p)
+{
+	unsigned int level = __path_health_backoff(h, p);
+
+	h->trial_offers++;
+	return !(h->trial_offers & ((1U << level) - 1));
 }
 
 /*
@@ -181,6 +209,7 @@ unsigned int __path_health_status(const struct path_health *h,
 }
 
 /*
+ * trial_share=1/<n>|- (the share the back-off leaves a path on probation)
  * probation=yes|no clean=<done>/<needed> probations=<times> faults=<since
  * load> stalls=<since load> history=<kind>:<age ms>,... (newest first,
  * the last PATH_HEALTH_HISTORY faults; "-" for none).
@@ -192,6 +221,11 @@ void __path_health_show(struct seq_file *sf, const struct path_health *h,
 				  PATH_HEALTH_HISTORY);
 	unsigned long now = jiffies;
 
+	if (h->probation)
+		seq_printf(sf, " trial_share=1/%u",
+			   PROBATION_TRIAL_SHARE << __path_health_backoff(h, p));
+	else
+		seq_puts(sf, " trial_share=-");
 	seq_printf(sf, " probation=%s clean=%u/%u probations=%u faults=%u stalls=%u history=",
 		   h->probation ? "yes" : "no",
 		   h->probation ? atomic_read(&h->clean_ios) : 0, p->clean_ios,

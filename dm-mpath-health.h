@@ -9,7 +9,9 @@
  * it only a trial share of the I/O (one bio in PROBATION_TRIAL_SHARE) while
  * its priority group has a usable path that is not on probation, and takes
  * it off probation once probation_clean_ios of its I/Os have completed
- * cleanly. A fault during probation starts it again.
+ * cleanly. A fault during probation starts it again, and a trial that
+ * fails (a trial bio that errors) also halves the path's trial share, down
+ * to a floor, until its clean I/Os earn the share back (the back-off).
  *
  * This file keeps the record and decides; the core (dm-mpath.c) applies
  * the decisions to the path selector and the I/O, under the map's lock,
@@ -31,6 +33,26 @@
 
 /* A path on probation gets one bio in this many (while it has company). */
 #define PROBATION_TRIAL_SHARE		64
+
+/*
+ * The back-off of a path that keeps failing its trials. Each trial bio
+ * that errors fails the path and costs a retried I/O; at a fixed share a
+ * part that stays sick would pay that at every burst of errors for as long
+ * as it is sick (multipathd's checker keeps reinstating it). So each
+ * failed trial halves the path's trial share (1 in 64, 128, ... down to
+ * 1 in PROBATION_TRIAL_SHARE << PROBATION_BACKOFF_MAX = 4096), and every
+ * clean_ios / PROBATION_BACKOFF_EARN clean completions in a row earn one
+ * halving back: a healed path regains its whole share within the first
+ * 6/16 of the clean run it must complete anyway, while one that fails a
+ * trial more often than once per 1/16 of that run keeps backing off. A
+ * floor rather than none: the path must still be tried, or it could never
+ * prove itself and leave probation. Reset when it leaves probation. Only
+ * errors count: a stalled trial costs that bio's latency, not a retry.
+ * A fixed policy, not a feature: it only acts on paths already judged
+ * flaky, and scales with probation_clean_ios.
+ */
+#define PROBATION_BACKOFF_MAX		6
+#define PROBATION_BACKOFF_EARN		16
 
 /* The table features, their defaults and bounds (see the admin guide). */
 #define PROBATION_FAILS_DEFAULT		3
@@ -73,6 +95,9 @@ struct path_health {
 	unsigned int nr_faults;		/* recorded since the table load */
 	unsigned int nr_stalls;
 	unsigned int nr_probations;	/* times put on probation */
+	/* The back-off: level at the last failed trial, trial bios offered. */
+	unsigned int backoff;
+	unsigned int trial_offers;
 	/* Why: the faults within the window when probation last (re)started. */
 	unsigned int why_fails;
 	unsigned int why_stalls;
@@ -109,6 +134,32 @@ static inline bool __path_health_proven(struct path_health *h,
 {
 	return h->probation && atomic_read(&h->clean_ios) >= p->clean_ios;
 }
+
+/*
+ * The back-off level now: the one the last failed trial left, less one
+ * per clean_ios / PROBATION_BACKOFF_EARN clean completions since (the
+ * clean run restarts at every fault, so it counts only those).
+ */
+static inline unsigned int __path_health_backoff(const struct path_health *h,
+						 const struct probation_params *p)
+{
+	unsigned int earned = atomic_read(&h->clean_ios) /
+			      max(p->clean_ios / PROBATION_BACKOFF_EARN, 1U);
+
+	return h->backoff > earned ? h->backoff - earned : 0;
+}
+
+/*
+ * A trial bio of the path (on probation, hidden from the selector) failed
+ * it: one more halving of its trial share. Before the fault is recorded
+ * (that restarts the clean run the level is reckoned from).
+ */
+void __path_health_trial_failed(struct path_health *h,
+				const struct probation_params *p);
+
+/* Does the path take this trial bio offered to it, at its back-off? */
+bool __path_health_trial_take(struct path_health *h,
+			      const struct probation_params *p);
 
 /*
  * A bio sent down the path at issued (jiffies) completed, ok without

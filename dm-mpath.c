@@ -823,12 +823,18 @@ static noinline void probation_io_news(struct multipath *m,
 	spin_unlock_irqrestore(&m->lock, flags);
 }
 
-/* The next path of pg hidden on probation, in turn. */
-static struct pgpath *__next_trial_pgpath(struct priority_group *pg)
+/*
+ * The next path of pg hidden on probation, in turn, that takes the trial
+ * bio at its back-off (__path_health_trial_take); NULL if none does (the
+ * bio then goes the selector's way).
+ */
+static struct pgpath *__next_trial_pgpath(struct multipath *m,
+					  struct priority_group *pg)
 {
 	struct pgpath *p = pg->trial_last;
 	unsigned int i;
 
+	lockdep_assert_held(&m->lock);
 	if (!p)
 		p = list_last_entry(&pg->pgpaths, struct pgpath, list);
 	for (i = 0; i < pg->nr_pgpaths; i++) {
@@ -837,7 +843,8 @@ static struct pgpath *__next_trial_pgpath(struct priority_group *pg)
 		    list_next_entry(p, list);
 		if (p->ps_hidden) {
 			pg->trial_last = p;
-			return p;
+			if (__path_health_trial_take(&p->health, &m->probation))
+				return p;
 		}
 	}
 
@@ -1182,7 +1189,7 @@ static noinline int map_bio_trial(struct multipath *m, struct bio *bio,
 	spin_lock_irqsave(&m->lock, flags);
 	if (!m->queue_io && !m->pg_reinit_required && m->current_pgpath &&
 	    m->current_pg && m->current_pg->nr_hidden)
-		pgpath = __next_trial_pgpath(m->current_pg);
+		pgpath = __next_trial_pgpath(m, m->current_pg);
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	if (!pgpath)
@@ -2198,6 +2205,14 @@ static noinline int end_io_error(struct multipath *m, struct bio *bio,
 
 	spin_lock_irqsave(&m->lock, flags);
 
+	/*
+	 * A trial bio (the path is on probation, hidden from the selector)
+	 * that fails the path: its trial share backs off. Only the error that
+	 * fails it counts (those of other bios in flight then find it failed).
+	 */
+	if ((err_flags & MP_FAIL_PATH) && pgpath->ps_hidden &&
+	    pgpath->path.is_active)
+		__path_health_trial_failed(&pgpath->health, &m->probation);
 	__apply_err_flags(m, pgpath, err_flags);
 
 	/* An error of the I/O itself goes back to the caller unchanged. */

@@ -219,11 +219,16 @@ run_config() {
 		return 1
 	fi
 	conf_write "$extra_def" "$features"
-	mpd_start
-	check "$impl: multipathd started" mpd_running || { mpd_log_tail; return 1; }
+	# A start can take more than mpd_start's 30 s of guest time on a
+	# loaded host (its libraries come over 9p, and the icount clock leaps
+	# while the guest waits): wait longer rather than lose the run, and
+	# never leave a daemon behind for the next configuration to meet.
+	mpd_start || wait_until 120 mpd_running
+	check "$impl: multipathd started" mpd_running || { mpd_log_tail; mpd_stop; return 1; }
 	if ! check "$impl: multipathd made map $MAP over 2 paths" mpd_wait_map "$MAP" 2; then
 		mpd_diag_stuck
 		mpd_log_tail 15
+		mpd_stop
 		return 1
 	fi
 	wait_until 20 test -b "/dev/mapper/$MAP" || dmsetup mknodes "$MAP"

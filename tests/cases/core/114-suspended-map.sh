@@ -50,6 +50,9 @@ ddpid=$!
 check "a read queues" wait_until 10 queue_size_is mps 1
 sleep 1
 check "noflush suspend (the read goes back to dm core)" dmsetup suspend --noflush mps
+read -ra f <<<"$(dmsetup status mps)"
+# What of the bound the steps so far used (a slow guest can use it all).
+diag "status while suspended: ${f[*]:3:5}"
 sleep 20
 check "resume" dmsetup resume mps
 check "the read queues again" wait_until 10 queue_size_is mps 1

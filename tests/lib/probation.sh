@@ -44,6 +44,18 @@ map_events() { dmsetup info -c --noheadings -o events "$1" | tr -d ' '; }
 direct_reads() {
 	dd if="/dev/mapper/$1" of=/dev/null bs=4k count="$2" iflag=direct status=none
 }
+# reads_until_off_probation MAP DEV BATCHES: batches of 1000 direct reads,
+# at most BATCHES, until DEV is off probation; READS_DONE is how many reads
+# that took (or BATCHES x 1000), and DEV's debugfs record is logged.
+reads_until_off_probation() {
+	local k
+	for ((k = 1; k <= $3; k++)); do
+		direct_reads "$1" 1000 || break
+		on_probation "$1" "$2" || break
+	done
+	READS_DONE=$(((k > $3 ? $3 : k) * 1000))
+	diag "$(grep "dev=$2 " "/sys/kernel/debug/dm-multipath/$(map_devnum "$1")")"
+}
 # fail_reinstate MAP DEV N: N times fail_path and reinstate_path DEV
 fail_reinstate() {
 	local k

@@ -38,12 +38,8 @@ check "dm-delay to 0 ms" dm_reload slowb "0 $SECTORS delay ${SD_DEVS[1]} 0 0"
 check "... live" dmsetup resume slowb
 # 10 clean trial reads: 640 reads; up to 5000, in case a trial read of a
 # loaded guest stalls past the bound and starts the run again.
-for ((k = 0; k < 5; k++)); do
-	direct_reads mps 1000 || break
-	on_probation mps "$B" || break
-done
-diag "$(grep "dev=$B " "/sys/kernel/debug/dm-multipath/$(map_devnum mps)")"
-check_fail "B left probation ($(((k + 1) * 1000)) reads or fewer)" on_probation mps "$B"
+reads_until_off_probation mps "$B" 5
+check_fail "B left probation ($READS_DONE reads or fewer)" on_probation mps "$B"
 kmsg_expect "the kernel said why" "Path $B on probation: 0 failures and 3 stalls in 60 s\."
 kmsg_expect "and that it left" "Path $B left probation\."
 dm_remove mps

@@ -106,12 +106,8 @@ failed_trial mpk 1 64
 check "B's layer healthy" layer linear
 # One clean trial at 1/128 earns 1/64 back (16 / 16), then 15 at 1/64:
 # about 1100 reads; up to 4000 (the per-CPU ticks).
-for ((k = 0; k < 4; k++)); do
-	direct_reads mpk 1000 || break
-	on_probation mpk "$B" || break
-done
-diag "$(grep "dev=$B " "/sys/kernel/debug/dm-multipath/$(map_devnum mpk)")"
-check_fail "B left probation ($(((k + 1) * 1000)) reads or fewer)" on_probation mpk "$B"
+reads_until_off_probation mpk "$B" 4
+check_fail "B left probation ($READS_DONE reads or fewer)" on_probation mpk "$B"
 check_eq "no trial share off probation" - "$(share mpk)"
 check "B failed and reinstated once more: back on probation" fail_reinstate mpk "$B" 1
 check "... it is" on_probation mpk "$B"

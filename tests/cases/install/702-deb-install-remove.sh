@@ -56,12 +56,22 @@ for f in README.Debian copyright changelog.gz CHANGELOG.md Documentation/admin-g
 	Documentation/device-mapper/dm-multipath.rst; do
 	check "$DOC/$f is there" test -s "$DOC/$f"
 done
-# every document a shipped document names (NAME.rst, NAME.md) is there,
-# beside the one naming it or from the documentation's top
+# Links ([text](target.md), `text <target.rst>`_) resolve beside the
+# document that has them; a bare name of a document the source tree ships
+# (anything under Documentation/, CHANGELOG.md) is in the package under that
+# name.  Other NAME.md words (a benchmark's report.md, the source tree's
+# bench/README.md named as such) are not documents of the package.
 missing=""
 while read -r f; do
+	for r in $(grep -oE '\]\([^)#[:space:]]+\.(rst|md)' "$f" | sed 's/^](//'
+		grep -oE '<[^>[:space:]]+\.(rst|md)>`_' "$f" | sed 's/^<//; s/>`_$//'); do
+		[ -e "$(dirname "$f")/$r" ] || missing+=" ${f#"$DOC"/}:$r"
+	done
 	for r in $(grep -oE '[A-Za-z0-9_./-]+\.(rst|md)\b' "$f" | sort -u); do
-		[ -e "$(dirname "$f")/$r" ] || [ -e "$DOC/$r" ] || missing+=" ${f#"$DOC"/}:$r"
+		base=${r##*/}
+		[ "$base" = CHANGELOG.md ] ||
+			[ -n "$(find "$REPO/Documentation" -name "$base" -print -quit)" ] || continue
+		[ -n "$(find "$DOC" -name "$base" -print -quit)" ] || missing+=" ${f#"$DOC"/}:$r"
 	done
 done < <(find "$DOC" -type f \( -name '*.rst' -o -name '*.md' -o -name README.Debian \))
 check_eq "every document the documents refer to is shipped" "" "$missing"

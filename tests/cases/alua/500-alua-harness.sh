@@ -41,7 +41,8 @@ check_eq "RTPG through g1p0: group 2 unavailable" "1:ao 2:u" "$(lio_rtpg "${LIO_
 check "lio-ctl state 2 s" lio_ctl state 2 s
 
 # The state changes above left a unit attention for each port: take it.
-sg_turs "${LIO_DEVS[g2p0]}" >/dev/null 2>&1
+# (--low: sg_turs 1.48 of Debian 13 sends no command without it)
+sg_turs --low "${LIO_DEVS[g2p0]}" >/dev/null 2>&1
 check "STPG through g2p0: group 2 to active/optimized" sg_stpg -v --tp=2 --state=ao "${LIO_DEVS[g2p0]}"
 check_eq "configfs: group 2 active/optimized" ao "$(lio_ctl state 2)"
 check_match "configfs: altered by explicit STPG" "Explicit" "$(lio_ctl status 2)"

@@ -30,7 +30,9 @@ for p in "${CL_PORTS[@]}"; do
 
 	check_eq "$p: VPD 0x00 lists 00 80 83 c0" "00 00 00 04 00 80 83 c0" \
 		"$(inq_bytes "$d" 00 | head -n 8 | tr '\n' ' ' | sed 's/ $//')"
-	serial[$p]=$(sg_inq -p 0x80 "$d" 2>/dev/null | sed -n 's/^ *Unit serial number: *//p')
+	# from the page's bytes: sg_inq 1.48 (Debian 13) no longer decodes 0x80
+	mapfile -t b <<<"$(inq_bytes "$d" 80)"
+	serial[$p]=$(ascii 4 $((16#${b[3]:-0})))
 	check "$p: VPD 0x80 serial '${serial[$p]}'" test -n "${serial[$p]}"
 
 	mapfile -t v <<<"$(inq_bytes "$d" 83)"

@@ -19,7 +19,9 @@
 # Under emulation, unpacking a kernel's 22,000 files and indexing its 5,000
 # modules takes more than 25 minutes, so dpkg -i leaves out the payload no
 # hook reads (--path-exclude: the modules under kernel/, the header files
-# but include/generated/utsrelease.h); the packages' maintainer scripts,
+# but include/generated/utsrelease.h, whose directories are included too:
+# dpkg does not create an excluded directory for an included file, and
+# fails the unpack); the packages' maintainer scripts,
 # the hooks, vmlinuz, System.map, config and the headers' build link and
 # include/ (what the hooks test) are the real ones; the initramfs is made
 # with MODULES=list (initramfs-tools' own setting).  (Where the guest's
@@ -76,6 +78,8 @@ if [ "$before" != "install ok installed" ]; then
 	out=$(dpkg --path-exclude="/lib/modules/$K2/kernel/*" \
 		--path-exclude="/usr/lib/modules/$K2/kernel/*" \
 		--path-exclude="/usr/src/linux-headers-${K2%-amd64}*/*" \
+		--path-include="/usr/src/linux-headers-$K2/include" \
+		--path-include="/usr/src/linux-headers-$K2/include/generated" \
 		--path-include="/usr/src/linux-headers-$K2/include/generated/utsrelease.h" \
 		-i "$KERNEL_DEBS"/*.deb 2>&1)
 	rc=$?
@@ -97,7 +101,7 @@ else
 	what="the postinst (configure) of ${pkgs[*]}"
 fi
 diag "$what: $((SECONDS - t1)) s"
-printf '%s\n' "$out" | grep -E 'dkms|dm-mpath|update-initramfs|run-parts|rror' | sed 's/^/#   /'
+printf '%s\n' "$out" | grep -A1 -E 'dkms|dm-mpath|update-initramfs|run-parts|rror' | sed 's/^/#   /'
 check_eq "$what: exit 0" 0 "$rc" ||
 	printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
 for p in "${pkgs[@]}"; do

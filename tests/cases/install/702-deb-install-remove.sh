@@ -79,9 +79,16 @@ check_fail "the developers' README is not shipped" test -e "$DOC/README.md"
 check "unload" unload_mods
 
 # ---- troubleshooting: mixed copies ----------------------------------------
+# The kernel's own copy while ours is installed: in its place (Debian 12's
+# DKMS 3.0), or moved aside by the install (Debian 13's DKMS 3.2 archives
+# the one module of that name it finds, in original_module/, and puts it
+# back at removal); an initramfs made before still carries it.
+own=$LIB/kernel/drivers/md/dm-multipath$KO
+[ -e "$own" ] || own=/var/lib/dkms/$NAME/original_module/$KVER/$(uname -m)/dm-multipath$KO
+diag "the kernel's own dm-multipath while ours is installed: $own"
 kmsg_mark
-check "the kernel's dm-multipath loads (insmod, as a stale initramfs would)" \
-	insmod "$LIB/kernel/drivers/md/dm-multipath$KO"
+check "the kernel's dm-multipath loads (insmod $own, as a stale initramfs would)" \
+	insmod "$own"
 check_fail "then our dm-service-time is refused" modprobe dm-service-time
 k=$(kmsg_since)
 check_match "kernel log: disagrees about version of symbol dm_register_path_selector" \
@@ -103,6 +110,9 @@ check_fail "no /var/lib/dkms/$NAME" test -e "/var/lib/dkms/$NAME"
 check_fail "no /usr/src/$NAME-$VER" test -e "/usr/src/$NAME-$VER"
 check_fail "no kernel hook left" ls /etc/kernel/postinst.d/$PKG /etc/kernel/header_postinst.d/$PKG
 check_eq "nothing of ours in $LIB/updates" "" "$(find "$LIB/updates" -name 'dm-*' 2>/dev/null)"
+for m in dm-multipath dm-round-robin dm-queue-length dm-service-time; do
+	check "the kernel's $m is in its place again" test -s "$LIB/kernel/drivers/md/$m$KO"
+done
 for m in "${MODS[@]}"; do
 	if [ -e "$LIB/kernel/drivers/md/$m$KO" ]; then
 		check_eq "modinfo -n $m: the kernel's own" "$LIB/kernel/drivers/md/$m$KO" \

@@ -242,7 +242,7 @@ struct tstats {
 	 * The feature count's edge: valid tables of 17 or 18 feature words,
 	 * tables that say 19 or 20 (gen.c's edge_features); "queue_if_no_path" sent
 	 * to live maps whose TABLE then loaded again, and of those how many
-	 * printed 18 feature words.
+	 * printed the most feature words (widest_table()).
 	 */
 	long feat_wide, feat_over, queued, queued_ten;
 	double t_acc, t_rej, t_rest, t_live, t_clear, slowest;
@@ -327,6 +327,16 @@ static int klog_has_error(const char *error)
 
 	free(want);
 	return has;
+}
+
+/*
+ * The most feature words a TABLE prints: every feature (OR_MAX_FEATURE_WORDS
+ * with queue_if_no_path), one fewer where the target no longer shows
+ * retain_attached_hw_handler (1.15.0).
+ */
+static int widest_table(void)
+{
+	return OR_MAX_FEATURE_WORDS - !target_shows_retain();
 }
 
 /*
@@ -498,7 +508,7 @@ static void run_tables(long first, long n)
 				if (queued_check(k, &e)) {
 					st.queued++;
 					st.queued_ten += atoi(e.canon_queued) ==
-							 OR_MAX_FEATURE_WORDS;
+							 widest_table();
 				}
 				r = dmio_remove(TNAME);
 				if (r || create_t()) {
@@ -549,8 +559,9 @@ static void run_tables(long first, long n)
 	       st.live, st.huge, fails);
 	printf("dm-fuzz tables: feature edge: %ld valid with 17-18 feature words, "
 	       "%ld with 19-20; %ld live maps sent queue_if_no_path "
-	       "reloaded, %ld printing 18 feature words\n", st.feat_wide,
-	       st.feat_over, st.queued, st.queued_ten);
+	       "reloaded, %ld printing the most feature words (%d)\n",
+	       st.feat_wide, st.feat_over, st.queued, st.queued_ten,
+	       widest_table());
 	printf("dm-fuzz tables: time: loads accepted %.0f ms, rejected %.0f ms, "
 	       "the rest %.0f ms (live %.0f, clear %.0f); slowest case %ld (%.0f ms)\n",
 	       st.t_acc, st.t_rej, st.t_rest, st.t_live, st.t_clear,
@@ -596,8 +607,8 @@ struct mstats {
 	long cases, ok, einval, probes, probe_io, probe_eio, probe_queued;
 	/*
 	 * Suspended episodes (of them with noflush), messages refused with
-	 * EBUSY in them; loads of the live TABLE (of them with 18 feature
-	 * words).
+	 * EBUSY in them; loads of the live TABLE (of them with the most feature
+	 * words: widest_table()).
 	 */
 	long suspends, noflush, busy, reloads, reloads_ten;
 };
@@ -762,6 +773,32 @@ static const struct map_features {
 #define NR_MAP_FEATURES (sizeof(map_features) / sizeof(map_features[0]))
 
 /*
+ * Map feature section i's TABLE words as a 1.15.0 target prints them:
+ * without retain_attached_hw_handler (target_shows_retain()).
+ */
+static const char *rest_without_retain(unsigned int i, int *nrest)
+{
+	static const char word[] = "retain_attached_hw_handler ";
+	static char *rest[NR_MAP_FEATURES];
+	const struct map_features *mf = &map_features[i];
+	char *at;
+
+	*nrest = mf->nrest;
+	at = strstr(mf->rest, word);
+	if (!at)
+		return mf->rest;
+	(*nrest)--;
+	if (!rest[i]) {
+		rest[i] = strdup(mf->rest);
+		if (!rest[i])
+			return mf->rest;
+		at = rest[i] + (at - mf->rest);
+		memmove(at, at + strlen(word), strlen(at + strlen(word)) + 1);
+	}
+	return rest[i];
+}
+
+/*
  * Load MNAME's table (3 PGs of 2 paths, or 2 PGs) with feature section f
  * and make it live: a new map, so the model starts over (all paths
  * active, no fail counts, every PG enabled, the initial PG 1 next).
@@ -805,6 +842,9 @@ static int map_load(unsigned int f)
 	mm.queue = mf->queue;
 	mm.feat_rest = mf->rest;
 	mm.nfeat_rest = mf->nrest;
+	if (!target_shows_retain())
+		mm.feat_rest = rest_without_retain(f % NR_MAP_FEATURES,
+						   &mm.nfeat_rest);
 	mm.next_pg = 1;		/* the table's initial PG */
 	mm.cur_pg = 0;
 	return 0;
@@ -841,7 +881,7 @@ static void reload_check(long k, struct mstats *st)
 		if (r)
 			fail(k, "clearing the inactive table: %s", strerror(-r));
 		st->reloads++;
-		st->reloads_ten += atoi(ns) == OR_MAX_FEATURE_WORDS;
+		st->reloads_ten += atoi(ns) == widest_table();
 	}
 	free(ns);
 	free(s);
@@ -1075,12 +1115,12 @@ next:
 	       "%ld rejected; %ld read probes (%ld read a path, %ld EIO without a "
 	       "path, %ld queued then released); %ld suspends, %ld of them "
 	       "noflush, %ld refused busy; %ld reloads of the live TABLE, %ld "
-	       "with 18 feature words; %ld statuses with a path on probation; "
+	       "with the most feature words (%d); %ld statuses with a path on probation; "
 	       "%ld failures\n", st.cases,
 	       (unsigned long long)seed, first, st.ok, st.einval, st.probes,
 	       st.probe_io, st.probe_eio, st.probe_queued, st.suspends,
 	       st.noflush, st.busy, st.reloads, st.reloads_ten,
-	       mm.probation_seen, fails);
+	       widest_table(), mm.probation_seen, fails);
 }
 
 static void usage(void)

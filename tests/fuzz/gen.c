@@ -72,7 +72,7 @@ static char *dev_form(int i)
 	case 7:
 		return fmt("0%u:00%u", ma, mi);		/* leading zeros */
 	case 8:
-		return fmt("%u:%u:0", ma, mi);		/* name_to_dev_t form */
+		return fmt("%u:%u:0", ma, mi);		/* name_to_dev_t form (before 6.9) */
 	case 9:					/* new_encode_dev(), hex */
 		return fmt("%x", (mi & 0xff) | (ma << 8) | ((mi & ~0xffU) << 12));
 	case 10:

@@ -2,8 +2,9 @@
 /*
  * Userspace models of the kernel's word, number and device-name parsing
  * (kstrtouint, vsscanf, isspace, dm_get_device with its name_to_dev_t
- * fallback): kparse.h says what each one accepts.  Each rule was checked
- * against the answers of the 6.1 guest kernel.
+ * fallback up to 6.8): kparse.h says what each one accepts.  Each rule was
+ * checked against the answers of the 6.1 guest kernel, the device names
+ * also against 6.12's and 7.3's.
  */
 #define _GNU_SOURCE
 #include "kparse.h"
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 
 void wl_pushn(struct wl *l, const char *s, size_t len)
 {
@@ -205,6 +207,28 @@ static enum kres check_dev(dev_t dev, unsigned long long len, dev_t *out)
 	return KR_DEV;
 }
 
+/*
+ * Whether the running kernel's dm core falls back to name_to_dev_t() (6.5:
+ * early_lookup_bdev()) after lookup_bdev(): up to 6.8's dm_get_dev_t().
+ * 6.9's dm_devt_from_path() does so only in a built-in dm-mod during boot,
+ * and Debian builds dm-mod as a module: "253:16:0", "fd10" and "/dev/NAME"
+ * without a node are refused there.
+ */
+static int k_name_to_dev_t(void)
+{
+	static int known, has;
+	unsigned int maj = 0, min = 0;
+	struct utsname u;
+
+	if (!known) {
+		if (!uname(&u))
+			sscanf(u.release, "%u.%u", &maj, &min);
+		has = maj < 6 || (maj == 6 && min < 9);
+		known = 1;
+	}
+	return has;
+}
+
 /* blk_lookup_devt(name, 0): a disk (or partition) of that name. */
 static dev_t by_block_name(const char *name)
 {
@@ -245,7 +269,9 @@ enum kres k_resolve(const char *w, unsigned long long len, dev_t *dev)
 	if (!stat(w, &st) && S_ISBLK(st.st_mode))
 		return check_dev(st.st_rdev, len, dev);
 
-	/* ... then name_to_dev_t(). */
+	/* ... then name_to_dev_t(), where the kernel has it. */
+	if (!k_name_to_dev_t())
+		return KR_NONE;
 	if (!strcmp(w, "/dev/nfs") || !strcmp(w, "/dev/cifs") ||
 	    !strcmp(w, "/dev/ram") || !strncmp(w, "PARTUUID=", 9) ||
 	    !strncmp(w, "PARTLABEL=", 10))

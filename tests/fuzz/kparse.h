@@ -2,8 +2,8 @@
 /*
  * Userspace models of the kernel's own word splitting, number parsing and
  * device-name resolution, as the multipath table parser sees them (dm core's
- * dm_split_args(), kstrtouint(), the "%u:%u" sscanf of dm_get_device() and
- * the name_to_dev_t() fallback of 6.1). The fuzz oracle judges tables with
+ * dm_split_args(), kstrtouint(), the "%u:%u" sscanf of dm_get_device() and,
+ * on kernels before 6.9, the name_to_dev_t() fallback). The fuzz oracle judges tables with
  * these, so that a table is "valid" by the kernel's own rules for words and
  * numbers, not by glibc's (which differ: glibc isspace() has no 0xA0,
  * glibc strtoul() takes '-').

@@ -149,6 +149,27 @@ static const struct {
 
 #define NR_PROB 4
 
+int target_shows_retain(void)
+{
+	static int known, shows = 1;
+	unsigned int minor;
+	char line[128];
+	FILE *f;
+
+	if (known)
+		return shows;
+	known = 1;
+	/* The version the target registered (DM_LIST_VERSIONS). */
+	f = popen("dmsetup targets 2>/dev/null", "r");
+	if (!f)
+		return shows;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "multipath v1.%u", &minor) == 1)
+			shows = minor < 15;
+	pclose(f);
+	return shows;
+}
+
 /* The TABLE form of a feature section (queue: queue_if_no_path). */
 static void features_canon(struct sb *canon, int queue, long retries,
 			   long delay, int retain, int qm, long bound,
@@ -231,6 +252,7 @@ static int features(struct cursor *c, unsigned int nf, struct sb *canon,
 	}
 
 	e->queue = queue;
+	retain = retain && target_shows_retain();
 	features_canon(canon, queue, retries, delay, retain, qm, bound, prob);
 	features_canon(queued, 1, retries, delay, retain, qm, bound, prob);
 	return 1;

@@ -37,6 +37,14 @@ struct table_expect {
 	int path_pg[OR_MAX_PATHS];	/* 1-based */
 };
 
+/*
+ * Whether the multipath target of the running kernel shows
+ * retain_attached_hw_handler in its TABLE: up to target 1.14.0 (6.1,
+ * 6.12); 1.15.0 (7.2, 7.3) always keeps an attached handler and no longer
+ * shows the word (dm-mpath-compat.h, DM_MPATH_RETAIN_IMPLIED).
+ */
+int target_shows_retain(void);
+
 /* Judge a table (the target's parameter string). */
 enum verdict oracle_table(const char *params, unsigned long long len,
 			  struct table_expect *e);

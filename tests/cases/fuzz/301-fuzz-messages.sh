@@ -58,8 +58,8 @@ check "messages were refused busy while suspended ($(fuzz_field "$sum" "refused 
 	test "$(fuzz_field "$sum" "refused busy")" -ge "${suspends:-1}"
 check "the status showed paths on probation, as the model says ($(fuzz_field "$sum" "statuses with a path"))" \
 	test "$(fuzz_field "$sum" "statuses with a path")" -ge 1
-check "the live TABLE reloaded with 18 feature words ($(fuzz_field "$sum" "with 18 feature"))" \
-	test "$(fuzz_field "$sum" "with 18 feature")" -ge 1
+check "the live TABLE reloaded with the most feature words ($(fuzz_field "$sum" "with the most feature"))" \
+	test "$(fuzz_field "$sum" "with the most feature")" -ge 1
 
 # The same through dmsetup (a second a call here), on a map of its own
 # (whatever dm-fuzz left behind). All features but queue_if_no_path: 9
@@ -68,12 +68,16 @@ on_exit "dmsetup remove dmfuzz-d"
 T9="9 queue_if_no_path_timeout_secs 600 pg_init_retries 2 queue_mode bio"
 T9+=" retain_attached_hw_handler pg_init_delay_msecs 50"
 PGS="0 1 1 round-robin 0 2 1 ${NB_DEVS[0]} 1 ${NB_DEVS[1]} 1"
-F9="pg_init_retries 2 pg_init_delay_msecs 50 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 600"
+# The TABLE shows 9 (8: target 1.15.0 no longer shows
+# retain_attached_hw_handler, it always keeps an attached handler).
+if [ "$MPATH_TARGET_VERSION" = v1.14.0 ]; then R=" retain_attached_hw_handler" n=9; else R="" n=8; fi
+F9="pg_init_retries 2 pg_init_delay_msecs 50$R queue_mode bio queue_if_no_path_timeout_secs 600"
 if check "dmsetup create: 9 feature words" dm_create dmfuzz-d "0 2048 multipath $T9 $PGS"; then
-	check_match "dmsetup table: the 9 words" "^0 2048 multipath 9 $F9 0 " "$(dmsetup table dmfuzz-d)"
+	check_match "dmsetup table: the $n words" "^0 2048 multipath $n $F9 0 " "$(dmsetup table dmfuzz-d)"
 	check "dmsetup message queue_if_no_path" dmsetup message dmfuzz-d 0 queue_if_no_path
 	t10=$(dmsetup table dmfuzz-d)
-	check_match "dmsetup table: 10 feature words" "^0 2048 multipath 10 queue_if_no_path $F9 0 " "$t10"
+	check_match "dmsetup table: $((n + 1)) feature words" \
+		"^0 2048 multipath $((n + 1)) queue_if_no_path $F9 0 " "$t10"
 	check "dmsetup reload of that table" dm_reload dmfuzz-d "$t10"
 	check "dmsetup resume: the reloaded table goes live" dmsetup resume dmfuzz-d
 	check_eq "the new map prints the same table" "$t10" "$(dmsetup table dmfuzz-d)"

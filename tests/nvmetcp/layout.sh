@@ -9,6 +9,11 @@ NVT_NSFILE=/run/netns/$NVT_NETNS
 NVT_CONFIGFS=/sys/kernel/config/nvmet
 NVT_NQN=nqn.2014-08.org.mptest:nvmetcp		# the subsystem
 NVT_HOSTNQN=nqn.2014-08.org.mptest:host		# the host (allow_any_host)
+# Its host ID, given with the NQN: 6.12's nvme_fabrics refuses a connect
+# whose host NQN differs from that of a known host with the same ID ("found
+# same hostid ... but different hostnqn"), and without one it takes the
+# default host's ID.
+NVT_HOSTID=6d707465-7374-4e56-8d65-0000000000f0
 # The namespace's UUID: its wwid ("uuid.<this>") is the same every run.
 NVT_NS_UUID=6d707465-7374-4e56-8d65-000000000001
 NVT_RAMDISK=/dev/ram0			# brd rd_nr=1: the namespace's backing

@@ -59,6 +59,17 @@ static void sb_reset(struct sb *b)
 }
 
 /* ---- words ---- */
+/* Spellings of device i that only name_to_dev_t() resolves. */
+static char *n2d_form(int i)
+{
+	unsigned int ma = major(devs[i].dev), mi = minor(devs[i].dev);
+
+	if (rn(2))
+		return fmt("%u:%u:0", ma, mi);
+	/* new_encode_dev(), hex */
+	return fmt("%x", (mi & 0xff) | (ma << 8) | ((mi & ~0xffU) << 12));
+}
+
 /* Every spelling of device i the kernel resolves to it. */
 static char *dev_form(int i)
 {
@@ -72,9 +83,10 @@ static char *dev_form(int i)
 	case 7:
 		return fmt("0%u:00%u", ma, mi);		/* leading zeros */
 	case 8:
-		return fmt("%u:%u:0", ma, mi);		/* name_to_dev_t form (before 6.9) */
-	case 9:					/* new_encode_dev(), hex */
-		return fmt("%x", (mi & 0xff) | (ma << 8) | ((mi & ~0xffU) << 12));
+	case 9:
+		if (!k_name_to_dev_t())	/* 6.9 on: nodev_word() has them */
+			return fmt("%u:%u", ma, mi);
+		return n2d_form(i);
 	case 10:
 		return fmt("dev/%s", devs[i].name);	/* relative to cwd "/" */
 	default:
@@ -98,6 +110,8 @@ static char *nodev_word(void)
 		n++;
 	if (pct(15))
 		return strdup(devs[rn(ndevs)].name);	/* bare name: not a path */
+	if (!k_name_to_dev_t() && pct(15))	/* 6.1's spellings, refused */
+		return n2d_form(rn(ndevs));
 	return strdup(nodev[rn(n)]);
 }
 

@@ -207,14 +207,7 @@ static enum kres check_dev(dev_t dev, unsigned long long len, dev_t *out)
 	return KR_DEV;
 }
 
-/*
- * Whether the running kernel's dm core falls back to name_to_dev_t() (6.5:
- * early_lookup_bdev()) after lookup_bdev(): up to 6.8's dm_get_dev_t().
- * 6.9's dm_devt_from_path() does so only in a built-in dm-mod during boot,
- * and Debian builds dm-mod as a module: "253:16:0", "fd10" and "/dev/NAME"
- * without a node are refused there.
- */
-static int k_name_to_dev_t(void)
+int k_name_to_dev_t(void)
 {
 	static int known, has;
 	unsigned int maj = 0, min = 0;

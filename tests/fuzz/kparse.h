@@ -44,6 +44,15 @@ int k_count(const char *w, unsigned int *v);
 /* Kernel vsscanf() restricted to literal characters, %u and %c. */
 int k_sscanf_u(const char *str, const char *fmt, unsigned int *u);
 
+/*
+ * Whether the running kernel's dm core falls back to name_to_dev_t() (6.5:
+ * early_lookup_bdev()) after lookup_bdev(): up to 6.8's dm_get_dev_t().
+ * 6.9's dm_devt_from_path() does so only in a built-in dm-mod during boot,
+ * and Debian builds dm-mod as a module: "253:16:0", "fd10" and "/dev/NAME"
+ * without a node are refused there.
+ */
+int k_name_to_dev_t(void);
+
 enum kres { KR_NONE, KR_DEV, KR_SKIP };
 
 /*

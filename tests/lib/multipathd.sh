@@ -65,8 +65,15 @@ udev_prop() { udevadm info --query=property --name="$1" | sed -n "s/^$2=//p"; }
 # "round-robin 0" (its default is "service-time 0"), so that these
 # scenarios test multipathd's own behaviour with a fixed table; 651 runs
 # with no configuration at all (mpd_setup ALIAS "-").
+# multipath-tools 0.9.6 and later (trixie's 0.11.1) replace that grouping
+# by group_by_prio when every path has the alua prioritizer
+# (detect_pgpolicy, default yes): the device section turns it off there
+# (0.9.4 does not know the word).
 # EXTRA_DEFAULTS and EXTRA_DEVICE are more lines for those sections.
 mpd_conf_write() {
+	local detect=""
+	dpkg --compare-versions "$(dpkg-query -W -f='${Version}' multipath-tools)" ge 0.9.6 &&
+		detect="detect_pgpolicy no"
 	mkdir -p /etc/multipath
 	cat >"$MPD_CONF" <<-EOF
 		defaults {
@@ -89,6 +96,7 @@ mpd_conf_write() {
 				path_grouping_policy "multibus"
 				path_selector "round-robin 0"
 				hardware_handler "0"
+				$detect
 				${4:-}
 			}
 		}

@@ -40,7 +40,7 @@ mkdir -p /usr/src /var/lib/dkms
 cp -a "$PRE/src/$NAME-$VER" /usr/src/ && cp -a "$PRE/tree/$NAME" /var/lib/dkms/ &&
 	ln -sfn "/usr/src/$NAME-$VER" "/var/lib/dkms/$NAME/$VER/source"
 check_match "dkms status: built" "^$NAME/$VER, $KVER_RE, x86_64: built" \
-	"$(dkms status "$NAME/$VER" 2>&1)"
+	"$(dkms_status "$NAME/$VER")"
 t1=$SECONDS
 out=$(dkms install "$NAME/$VER" -k "$KVER" 2>&1)
 rc=$?
@@ -49,7 +49,7 @@ check_eq "dkms install $NAME/$VER -k $KVER" 0 "$rc" ||
 	printf '%s\n' "$out" | tail -n 20 | sed 's/^/# /'
 
 check_match "dkms status: installed" "^$NAME/$VER, $KVER_RE, x86_64: installed" \
-	"$(dkms status "$NAME/$VER" 2>&1)"
+	"$(dkms_status "$NAME/$VER")"
 
 modules_are_dkms_copies
 check_match "signed with DKMS's MOK key (/var/lib/dkms/mok.key)" "DKMS module signing key" \
@@ -75,7 +75,7 @@ out=$(dkms remove "$NAME/$VER" --all 2>&1)
 rc=$?
 diag "dkms remove: $((SECONDS - t3)) s"
 check_eq "dkms remove $NAME/$VER --all" 0 "$rc" || diag "$out"
-check_eq "dkms status: nothing" "" "$(dkms status $NAME 2>&1)"
+check_eq "dkms status: nothing" "" "$(dkms_status $NAME)"
 for m in "${MODS[@]}"; do
 	if [ -e "$LIB/kernel/drivers/md/$m$KO" ]; then
 		check_eq "modinfo -n $m: the kernel's own again" "$LIB/kernel/drivers/md/$m$KO" \

@@ -63,7 +63,7 @@ check_eq "dpkg -i $NAME-dkms_${VER}_all.deb: exit 0" 0 "$rc" || {
 	exit 1
 }
 check_match "dkms status: installed for $KVER" "^$NAME/$VER, $KVER_RE, x86_64: installed" \
-	"$(dkms status "$NAME/$VER" 2>&1)"
+	"$(dkms_status "$NAME/$VER")"
 modules_are_dkms_copies
 
 # ---- the other kernel beside it --------------------------------------------
@@ -111,7 +111,7 @@ done
 K2_RE=$(sed 's/[.+]/\\&/g' <<<"$K2")	# 6.12.118+deb12-amd64 as a regex
 check_match "our kernel hook passed over $K2" "dm-mpath-dkms: not built for kernel $K2_RE" "$out"
 check "the initramfs hook, after ours, made /boot/initrd.img-$K2" test -s "/boot/initrd.img-$K2"
-check_eq "dkms status: no line of ours for $K2" "" "$(dkms status "$NAME" 2>&1 | grep -F "$K2")"
+check_eq "dkms status: no line of ours for $K2" "" "$(dkms_status "$NAME" | grep -F "$K2")"
 check_eq "no module of ours under /lib/modules/$K2" "" \
 	"$(find "/lib/modules/$K2/" -name 'dm-multipath.ko*' 2>&1)"
 dkms build "$NAME/$VER" -k "$K2" >/dev/null 2>&1
@@ -119,7 +119,7 @@ check_eq "dkms build $NAME/$VER -k $K2: refused by BUILD_EXCLUSIVE_KERNEL (exit 
 
 # ---- ours still in place on the running kernel ---------------------------
 check_match "dkms status: ours installed for $KVER only" "^$NAME/$VER, $KVER_RE, x86_64: installed$ORIG_RE\$" \
-	"$(dkms status "$NAME" 2>&1)"
+	"$(dkms_status "$NAME")"
 modules_are_dkms_copies
 modules_load_dkms_copies
 sdebug_up 2 || { tap_fail "scsi_debug with 2 paths"; exit 1; }

@@ -45,7 +45,7 @@ check_eq "dpkg: $PKG $VER installed" "install ok installed $VER" \
 
 # ---- verify (README.Debian) ----------------------------------------------
 check_match "dkms status dm-mpath: installed" "^$NAME/$VER, $KVER_RE, x86_64: installed$ORIG_RE\$" \
-	"$(dkms status "$NAME" 2>&1)"
+	"$(dkms_status "$NAME")"
 modules_are_dkms_copies
 modules_load_dkms_copies
 check_eq "the loaded copy: /sys/module/dm_multipath/version" "$VER" \
@@ -105,7 +105,7 @@ diag "apt-get remove --purge $PKG: $((SECONDS - t1)) s"
 printf '%s\n' "$out" | grep -E '^(Removing|Purging|Deleting|Module)' | sed 's/^/#   /'
 check_eq "apt-get remove --purge $PKG: exit 0" 0 "$rc" || printf '%s\n' "$out" | tail -n 20 | sed 's/^/# /'
 check_fail "dpkg knows no $PKG" dpkg-query -W -f='${Status}\n' "$PKG"
-check_eq "dkms status: nothing" "" "$(dkms status "$NAME" 2>&1)"
+check_eq "dkms status: nothing" "" "$(dkms_status "$NAME")"
 check_fail "no /var/lib/dkms/$NAME" test -e "/var/lib/dkms/$NAME"
 check_fail "no /usr/src/$NAME-$VER" test -e "/usr/src/$NAME-$VER"
 check_fail "no kernel hook left" ls /etc/kernel/postinst.d/$PKG /etc/kernel/header_postinst.d/$PKG

@@ -30,7 +30,15 @@ void dm_put_path_selector(struct path_selector_type *pst)
 }
 EXPORT_SYMBOL_GPL(dm_put_path_selector);
 
-int dm_register_path_selector(struct path_selector_type *pst)
+/*
+ * Named as ours, not as the kernel's dm_register_path_selector(): our
+ * struct path_selector_type is laid out differently, so a selector of ours
+ * must never bind to the kernel's dm-multipath (a stale initramfs loads
+ * that one) nor one of the kernel's to ours.  6.x's module versioning
+ * caught the mix under the shared name; 7.3's did not.  Under this name the
+ * loader refuses it on every kernel ("Unknown symbol").
+ */
+int dm_mpath_register_path_selector(struct path_selector_type *pst)
 {
 	/* Every hook the core calls unconditionally must be there. */
 	if (!pst->ctr || !pst->dtr || !pst->add_path || !pst->select_path ||
@@ -39,10 +47,10 @@ int dm_register_path_selector(struct path_selector_type *pst)
 
 	return dm_mpath_registry_add(&selectors, pst, pst->name, pst->module);
 }
-EXPORT_SYMBOL_GPL(dm_register_path_selector);
+EXPORT_SYMBOL_GPL(dm_mpath_register_path_selector);
 
-int dm_unregister_path_selector(struct path_selector_type *pst)
+int dm_mpath_unregister_path_selector(struct path_selector_type *pst)
 {
 	return dm_mpath_registry_remove(&selectors, pst);
 }
-EXPORT_SYMBOL_GPL(dm_unregister_path_selector);
+EXPORT_SYMBOL_GPL(dm_mpath_unregister_path_selector);

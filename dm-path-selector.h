@@ -157,8 +157,9 @@ static inline u64 ps_time_since(u64 start_time, u64 now)
 	return (now - start_time) & DM_MPATH_TIME_MASK;
 }
 
-int dm_register_path_selector(struct path_selector_type *type);
-int dm_unregister_path_selector(struct path_selector_type *type);
+/* Not the kernel's names: see dm-path-selector.c. */
+int dm_mpath_register_path_selector(struct path_selector_type *type);
+int dm_mpath_unregister_path_selector(struct path_selector_type *type);
 
 /*
  * A selector module's init and exit, for a module that has nothing else to
@@ -170,7 +171,7 @@ int dm_unregister_path_selector(struct path_selector_type *type);
 static struct path_selector_type *const ps_module_type = &(__pst);	\
 static int __init ps_init_##__pst(void)					\
 {									\
-	int r = dm_register_path_selector(ps_module_type);		\
+	int r = dm_mpath_register_path_selector(ps_module_type);	\
 									\
 	if (r) {							\
 		DMERR("%s: register failed %d", ps_module_type->name, r); \
@@ -182,7 +183,7 @@ static int __init ps_init_##__pst(void)					\
 module_init(ps_init_##__pst);						\
 static void __exit ps_exit_##__pst(void)					\
 {									\
-	int r = dm_unregister_path_selector(ps_module_type);		\
+	int r = dm_mpath_unregister_path_selector(ps_module_type);	\
 									\
 	if (r)								\
 		DMERR("%s: unregister failed %d", ps_module_type->name, r); \

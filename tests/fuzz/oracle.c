@@ -151,22 +151,30 @@ static const struct {
 
 int target_shows_retain(void)
 {
-	static int known, shows = 1;
+	static int shows = -1;
 	unsigned int minor;
 	char line[128];
 	FILE *f;
 
-	if (known)
+	if (shows >= 0)
 		return shows;
-	known = 1;
-	/* The version the target registered (DM_LIST_VERSIONS). */
+	/*
+	 * The version the target registered (DM_LIST_VERSIONS).  No guess
+	 * when it is not registered: the scenario loads the modules first
+	 * (kernel autoloading is off during a fuzz run).
+	 */
 	f = popen("dmsetup targets 2>/dev/null", "r");
-	if (!f)
-		return shows;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "multipath v1.%u", &minor) == 1)
-			shows = minor < 15;
-	pclose(f);
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "multipath v1.%u", &minor) == 1)
+				shows = minor < 15;
+		pclose(f);
+	}
+	if (shows < 0) {
+		fprintf(stderr, "dm-fuzz: no multipath target registered "
+			"(dmsetup targets): load dm-multipath first\n");
+		exit(2);
+	}
 	return shows;
 }
 

@@ -112,7 +112,7 @@ check_fail "no /var/lib/dkms/$NAME" test -e "/var/lib/dkms/$NAME"
 check_fail "no /usr/src/$NAME-$VER" test -e "/usr/src/$NAME-$VER"
 check_fail "no kernel hook left" ls /etc/kernel/postinst.d/$PKG /etc/kernel/header_postinst.d/$PKG
 check_eq "nothing of ours in $LIB/updates" "" "$(find "$LIB/updates" -name 'dm-*' 2>/dev/null)"
-for m in dm-multipath dm-round-robin dm-queue-length dm-service-time; do
+for m in "${KERNEL_MPATH_MODS[@]}"; do
 	check "the kernel's $m is in its place again" test -s "$LIB/kernel/drivers/md/$m$KO"
 done
 for m in "${MODS[@]}"; do

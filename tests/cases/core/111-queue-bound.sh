@@ -21,6 +21,11 @@ head -c 1M /dev/urandom >"$pat"
 head -c 1M /dev/urandom >"$old"
 
 check_eq "module parameter defaults to 0 (no bound)" 0 "$(cat $PARAM)"
+kmsg_mark
+check_fail "module parameter: 86401 refused (0 to 86400)" sh -c "echo 86401 >$PARAM"
+check_eq "... and left as it was" 0 "$(cat $PARAM)"
+check_match "... with a log line that names it" \
+	"dm-multipath: queue_if_no_path_timeout_secs '86401' refused: must be 0 to 86400" "$(kmsg_since)"
 check "create a map bounded at $BOUND s" dm_create mpb \
 	"0 $SECTORS multipath 3 queue_if_no_path queue_if_no_path_timeout_secs $BOUND 0 1 1 round-robin 0 2 0 $A $B"
 check "write the data that must survive" dd if="$old" of=/dev/mapper/mpb bs=64k oflag=direct status=none

@@ -11,6 +11,8 @@
  * the minutes of samples multipathd's marginal-path settings need.
  */
 
+#include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/device-mapper.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -53,13 +55,25 @@ unsigned int probation_emit_table(const struct probation_params *p,
 	return sz;
 }
 
-void path_health_init(struct path_health *h, const struct probation_params *p)
+void path_health_init(struct path_health *h, const struct probation_params *p,
+		      unsigned long *ring)
 {
+	BUILD_BUG_ON(PROBATION_FAILS_MAX > BITS_PER_TYPE(h->fault_stalls));
+	BUILD_BUG_ON(PROBATION_FAILS_MAX > U8_MAX);
+
 	memset(h, 0, sizeof(*h));
 	atomic_set(&h->clean_ios, 0);
+	h->ring_size = path_health_ring_size(p);
+	h->fault_at = ring;
 	/* Stalls count only where probation can follow from them. */
 	if (p->fails && p->stall_msecs)
 		h->stall_jiffies = max(msecs_to_jiffies(p->stall_msecs), 1UL);
+}
+
+/* The ring slot of the i-th newest fault. */
+static unsigned int ring_slot(const struct path_health *h, unsigned int i)
+{
+	return (h->fault_next + h->ring_size - 1 - i) % h->ring_size;
 }
 
 /* The faults of the last window_secs, failures and stalls apart. */
@@ -68,18 +82,16 @@ static void count_recent(const struct path_health *h,
 			 unsigned int *fails, unsigned int *stalls)
 {
 	unsigned long since = jiffies - p->window_secs * HZ;
-	unsigned int i, n = min_t(unsigned int, h->nr_faults,
-				  PATH_HEALTH_HISTORY);
+	unsigned int i, n = min_t(unsigned int, h->nr_faults, h->ring_size);
 
 	*fails = 0;
 	*stalls = 0;
 	for (i = 0; i < n; i++) {
-		unsigned int slot = (h->fault_next + PATH_HEALTH_HISTORY - 1 - i) %
-				    PATH_HEALTH_HISTORY;
+		unsigned int slot = ring_slot(h, i);
 
 		if (time_before(h->fault_at[slot], since))
 			break;	/* the ring is in time order: older ones follow */
-		if (h->fault_kind[slot] == PATH_FAULT_STALL)
+		if (h->fault_stalls & BIT(slot))
 			(*stalls)++;
 		else
 			(*fails)++;
@@ -105,8 +117,11 @@ bool __path_health_fault(struct path_health *h,
 			 const struct probation_params *p, enum path_fault kind)
 {
 	h->fault_at[h->fault_next] = jiffies;
-	h->fault_kind[h->fault_next] = kind;
-	h->fault_next = (h->fault_next + 1) % PATH_HEALTH_HISTORY;
+	if (kind == PATH_FAULT_STALL)
+		h->fault_stalls |= BIT(h->fault_next);
+	else
+		h->fault_stalls &= ~BIT(h->fault_next);
+	h->fault_next = (h->fault_next + 1) % h->ring_size;
 	h->nr_faults++;
 	if (kind == PATH_FAULT_STALL)
 		h->nr_stalls++;
@@ -212,13 +227,13 @@ unsigned int __path_health_status(const struct path_health *h,
  * trial_share=1/<n>|- (the share the back-off leaves a path on probation)
  * probation=yes|no clean=<done>/<needed> probations=<times> faults=<since
  * load> stalls=<since load> history=<kind>:<age ms>,... (newest first,
- * the last PATH_HEALTH_HISTORY faults; "-" for none).
+ * the last max(probation_fails, PATH_HEALTH_HISTORY_MIN) faults; "-" for
+ * none).
  */
 void __path_health_show(struct seq_file *sf, const struct path_health *h,
 			const struct probation_params *p)
 {
-	unsigned int i, n = min_t(unsigned int, h->nr_faults,
-				  PATH_HEALTH_HISTORY);
+	unsigned int i, n = min_t(unsigned int, h->nr_faults, h->ring_size);
 	unsigned long now = jiffies;
 
 	if (h->probation)
@@ -233,11 +248,10 @@ void __path_health_show(struct seq_file *sf, const struct path_health *h,
 	if (!n)
 		seq_putc(sf, '-');
 	for (i = 0; i < n; i++) {
-		unsigned int slot = (h->fault_next + PATH_HEALTH_HISTORY - 1 - i) %
-				    PATH_HEALTH_HISTORY;
+		unsigned int slot = ring_slot(h, i);
 
 		seq_printf(sf, "%s%s:%u", i ? "," : "",
-			   h->fault_kind[slot] == PATH_FAULT_STALL ? "stall" : "fail",
+			   h->fault_stalls & BIT(slot) ? "stall" : "fail",
 			   jiffies_to_msecs(now - h->fault_at[slot]));
 	}
 }

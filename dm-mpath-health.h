@@ -24,12 +24,19 @@
 
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
+#include <linux/minmax.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
-/* Faults each path remembers: the most probation_fails may be. */
-#define PATH_HEALTH_HISTORY		32
+/*
+ * Faults each path remembers: probation_fails of them (all the decision
+ * needs), and at least PATH_HEALTH_HISTORY_MIN for debugfs's history when
+ * probation_fails is smaller or 0. Sized per map rather than at the most
+ * probation_fails may be (32): a ring of 32 would put every path in
+ * kmalloc-512, where the default one fits kmalloc-192 as Linux's own does.
+ */
+#define PATH_HEALTH_HISTORY_MIN		4
 
 /* A path on probation gets one bio in this many (while it has company). */
 #define PROBATION_TRIAL_SHARE		64
@@ -56,7 +63,7 @@
 
 /* The table features, their defaults and bounds (see the admin guide). */
 #define PROBATION_FAILS_DEFAULT		3
-#define PROBATION_FAILS_MAX		PATH_HEALTH_HISTORY
+#define PROBATION_FAILS_MAX		32
 #define PROBATION_WINDOW_SECS_DEFAULT	60
 #define PROBATION_WINDOW_SECS_MAX	86400
 #define PROBATION_CLEAN_IOS_DEFAULT	1000
@@ -85,13 +92,18 @@ struct path_health {
 	 * jiffies, 0 without one).
 	 */
 	bool probation;
-	unsigned long stall_jiffies;
+
+	/* The fault ring's shape, fixed at the table load. */
+	u8 ring_size;			/* slots in fault_at[] */
+
+	/* Under the map's lock. */
+	u8 fault_next;			/* ring slot the next fault takes */
+	u32 fault_stalls;		/* bit n: slot n holds a stall */
+
+	unsigned long stall_jiffies;	/* read without a lock (above) */
 	atomic_t clean_ios;		/* clean completions since probation (re)started */
 
 	/* Under the map's lock. */
-	unsigned long fault_at[PATH_HEALTH_HISTORY];	/* jiffies, a ring */
-	u8 fault_kind[PATH_HEALTH_HISTORY];		/* enum path_fault */
-	unsigned int fault_next;	/* ring slot the next fault takes */
 	unsigned int nr_faults;		/* recorded since the table load */
 	unsigned int nr_stalls;
 	unsigned int nr_probations;	/* times put on probation */
@@ -101,14 +113,24 @@ struct path_health {
 	/* Why: the faults within the window when probation last (re)started. */
 	unsigned int why_fails;
 	unsigned int why_stalls;
+	/* jiffies, a ring of ring_size slots: storage of the record's owner. */
+	unsigned long *fault_at;
 };
+
+/* Slots the fault ring of a path of a map with these features needs. */
+static inline unsigned int path_health_ring_size(const struct probation_params *p)
+{
+	return max_t(unsigned int, p->fails, PATH_HEALTH_HISTORY_MIN);
+}
 
 void probation_params_init(struct probation_params *p);
 unsigned int probation_table_words(const struct probation_params *p);
 unsigned int probation_emit_table(const struct probation_params *p,
 				  char *result, unsigned int maxlen);
 
-void path_health_init(struct path_health *h, const struct probation_params *p);
+/* ring: path_health_ring_size(p) slots, zeroed, that outlive the record. */
+void path_health_init(struct path_health *h, const struct probation_params *p,
+		      unsigned long *ring);
 
 /*
  * Record a fault; returns whether the path has reached probation_fails

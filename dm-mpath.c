@@ -24,6 +24,7 @@
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/overflow.h>
 #include <linux/part_stat.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
@@ -123,8 +124,10 @@ struct pgpath {
 	 */
 	bool ps_hidden;
 	struct dm_path path;
-	/* Last: its first words, read per completion, share path's cacheline. */
+	/* After path: its first words, read per completion, share path's cacheline. */
 	struct path_health health;
+	/* health.fault_at: its ring, as long as the map's probation_fails needs. */
+	unsigned long fault_ring[];
 };
 
 #define path_to_pgpath(p) container_of((p), struct pgpath, path)
@@ -368,10 +371,21 @@ static int mpio_restore_integrity(struct mpath_io *mpio, struct bio *bio)
 
 /* ---- Allocation ---- */
 
-static struct pgpath *alloc_pgpath(void)
+static struct pgpath *alloc_pgpath(const struct probation_params *probation)
 {
-	struct pgpath *pgpath = kzalloc(sizeof(*pgpath), GFP_KERNEL);
+	unsigned int ring = path_health_ring_size(probation);
+	struct pgpath *pgpath;
 
+	/*
+	 * A path of a map at the default probation_fails takes a
+	 * kmalloc-192 object, as a path of Linux's own target does: a SAN
+	 * host has thousands of them.
+	 */
+	BUILD_BUG_ON(struct_size_t(struct pgpath, fault_ring,
+				   PATH_HEALTH_HISTORY_MIN) > 192);
+	BUILD_BUG_ON(PROBATION_FAILS_DEFAULT > PATH_HEALTH_HISTORY_MIN);
+
+	pgpath = kzalloc(struct_size(pgpath, fault_ring, ring), GFP_KERNEL);
 	if (!pgpath)
 		return NULL;
 
@@ -1953,12 +1967,12 @@ static struct pgpath *parse_path(struct dm_arg_set *as, struct multipath *m,
 	struct pgpath *p;
 	int r;
 
-	p = alloc_pgpath();
+	p = alloc_pgpath(&m->probation);
 	if (!p) {
 		ti->error = "cannot allocate path";
 		return ERR_PTR(-ENOMEM);
 	}
-	path_health_init(&p->health, &m->probation);
+	path_health_init(&p->health, &m->probation, p->fault_ring);
 
 	r = dm_get_device(ti, dm_shift_arg(as), dm_table_get_mode(ti->table),
 			  &p->path.dev);

@@ -89,8 +89,9 @@ kmsg_mark
 check "A failed and reinstated 3 times too" fail_reinstate mpp "$A" 3
 check "B once more: back on probation (within the window)" fail_reinstate mpp "$B" 1
 check_eq "two paths on probation" 2 "$(nr_on_probation mpp)"
-check_match "debugfs: B's record and error history" \
-	"probation=yes clean=0/16 probations=3 faults=5 stalls=0 history=fail:[0-9]+,fail:[0-9]+,fail:[0-9]+,fail:[0-9]+,fail:[0-9]+$" \
+# The history holds the last max(probation_fails, 4) faults: 4 of the 5.
+check_match "debugfs: B's record and error history (its last 4 faults)" \
+	"probation=yes clean=0/16 probations=3 faults=5 stalls=0 history=fail:[0-9]+,fail:[0-9]+,fail:[0-9]+,fail:[0-9]+$" \
 	"$(grep "dev=$B " "/sys/kernel/debug/dm-multipath/$(map_devnum mpp)")"
 # A multipathd-style reader skips the probation words by their count.
 PATH_STATE="" PATH_FAILS=""

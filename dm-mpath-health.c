@@ -58,7 +58,7 @@ unsigned int probation_emit_table(const struct probation_params *p,
 void path_health_init(struct path_health *h, const struct probation_params *p,
 		      unsigned long *ring)
 {
-	BUILD_BUG_ON(PROBATION_FAILS_MAX > BITS_PER_TYPE(h->fault_stalls));
+	BUILD_BUG_ON(sizeof(h->fault_stalls) * BITS_PER_BYTE < PROBATION_FAILS_MAX);
 	BUILD_BUG_ON(PROBATION_FAILS_MAX > U8_MAX);
 
 	memset(h, 0, sizeof(*h));

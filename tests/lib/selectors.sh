@@ -95,10 +95,14 @@ dev_reads() { local f; read -ra f <"/sys/dev/block/$1/stat" && echo "${f[0]}"; }
 dev_writes() { local f; read -ra f <"/sys/dev/block/$1/stat" && echo "${f[4]}"; }
 
 # ps_words MAP DEV N: the N selector words of path DEV in MAP's INFO status.
+# Past the features and the handler's words, as path_fields: a path on
+# probation is also named in the feature section (its probation words).
 ps_words() {
 	local f i
 	read -ra f <<<"$(dmsetup status "$1")" || return 1
-	for ((i = 0; i < ${#f[@]} - 2; i++)); do
+	i=$((4 + f[3]))
+	i=$((i + 1 + f[i]))
+	for (( ; i < ${#f[@]} - 2; i++)); do
 		if [ "${f[i]}" = "$2" ]; then
 			echo "${f[*]:i+3:$3}"
 			return 0

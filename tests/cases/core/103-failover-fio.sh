@@ -26,10 +26,20 @@ io_window() {
 	for i in "${!N[@]}"; do IO+=($(($(io_of "${N[$i]}") - before[i]))); done
 }
 
+# io_total: I/O completed on all four paths so far
+io_total() {
+	local n t=0
+	for n in "${N[@]}"; do t=$((t + $(io_of "$n"))); done
+	echo "$t"
+}
+
 # 2 loops of $MIB MiB each: long enough to outlast the steps below on either kernel.
 MIB=$(per_kernel 48 16)
+io0=$(io_total)
 fio_start_verified /dev/mapper/mpf "$MIB" 2 512 /tmp/fio-failover.json
-sleep 4
+# fio's start (its libraries over 9p) can take many seconds on a loaded
+# host: the failures below must meet its I/O, so wait for it to flow.
+check "fio's I/O flows through the map" wait_until 120 eval '[ $(($(io_total) - io0)) -ge 64 ]'
 
 kmsg_mark
 diag "step 1: offline ${N[0]}"

@@ -18,7 +18,7 @@
 # LIO ALUA array (tests/lio), with scsi_dh_alua attached to each port.
 # Not on the debug kernel: it has no distro module tree or headers package.
 # requires: distro-kernel
-# timeout: 900
+# timeout: 1500
 # tier: full (CI time: about 9 min of guest time; 700 covers the DKMS install, use and removal by default)
 source "${0%/*}/rc"
 source "$REPO/tests/lio/lib.sh"

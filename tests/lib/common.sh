@@ -316,8 +316,9 @@ table_pg_in_use() {
 	echo "${f[i + 1]}"
 }
 # _table_pgs_index WORDS INDEX: set INDEX to where <#PGs> stands in the
-# array WORDS (a TABLE split into words), past "<start> <len> multipath",
-# the features and the handler's words. Namerefs: no subshell per call.
+# array WORDS (a TABLE or an INFO status split into words: both start
+# "<start> <len> multipath", the features and the handler's words, each
+# counted). Namerefs: no subshell per call.
 _table_pgs_index() {
 	local -n _words=$1 _at=$2
 	_at=$((4 + _words[3]))			# past the features
@@ -334,10 +335,9 @@ queue_size_is() { [ "$(queue_size "$1")" = "$2" ]; }
 path_fields() {
 	local f i
 	read -ra f <<<"$(dmsetup status "$1")" || return 1
-	# Past "0 <len> multipath", the features and the handler's words (a
-	# handler such as alua reports per-path words with the device in them).
-	i=$((4 + f[3]))
-	i=$((i + 1 + f[i]))
+	# Past the features (a path on probation is named there) and the
+	# handler's words (alua reports per-path words with the device in them).
+	_table_pgs_index f i
 	for (( ; i < ${#f[@]} - 2; i++)); do
 		if [ "${f[i]}" = "$2" ]; then
 			# shellcheck disable=SC2034  # PATH_FAILS: read by the scenarios

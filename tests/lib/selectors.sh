@@ -100,8 +100,7 @@ dev_writes() { local f; read -ra f <"/sys/dev/block/$1/stat" && echo "${f[4]}"; 
 ps_words() {
 	local f i
 	read -ra f <<<"$(dmsetup status "$1")" || return 1
-	i=$((4 + f[3]))
-	i=$((i + 1 + f[i]))
+	_table_pgs_index f i
 	for (( ; i < ${#f[@]} - 2; i++)); do
 		if [ "${f[i]}" = "$2" ]; then
 			echo "${f[*]:i+3:$3}"

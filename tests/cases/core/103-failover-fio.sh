@@ -39,7 +39,8 @@ io0=$(io_total)
 fio_start_verified /dev/mapper/mpf "$MIB" 2 512 /tmp/fio-failover.json
 # fio's start (its libraries over 9p) can take many seconds on a loaded
 # host: the failures below must meet its I/O, so wait for it to flow.
-check "fio's I/O flows through the map" wait_until 120 eval '[ $(($(io_total) - io0)) -ge 64 ]'
+io_flowing() { [ $(($(io_total) - io0)) -ge 64 ]; }
+check "fio's I/O flows through the map" wait_until 120 io_flowing
 
 kmsg_mark
 diag "step 1: offline ${N[0]}"

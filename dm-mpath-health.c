@@ -55,6 +55,18 @@ unsigned int probation_emit_table(const struct probation_params *p,
 	return sz;
 }
 
+/* Jiffies a bucket spans: PATH_HEALTH_BUCKETS - 1 of them make a window. */
+static unsigned long bucket_jiffies(const struct probation_params *p)
+{
+	return DIV_ROUND_UP(p->window_secs * HZ, PATH_HEALTH_BUCKETS - 1);
+}
+
+/* The bucket (epoch) that now falls in. */
+static u32 bucket_now(const struct probation_params *p)
+{
+	return (u32)(jiffies / bucket_jiffies(p));
+}
+
 void path_health_init(struct path_health *h, const struct probation_params *p,
 		      unsigned long *ring)
 {
@@ -65,6 +77,7 @@ void path_health_init(struct path_health *h, const struct probation_params *p,
 	atomic_set(&h->clean_ios, 0);
 	h->ring_size = path_health_ring_size(p);
 	h->fault_at = ring;
+	h->bucket_epoch = bucket_now(p);
 	/* Stalls count only where probation can follow from them. */
 	if (p->fails && p->stall_msecs)
 		h->stall_jiffies = max(msecs_to_jiffies(p->stall_msecs), 1UL);
@@ -76,13 +89,46 @@ static unsigned int ring_slot(const struct path_health *h, unsigned int i)
 	return (h->fault_next + h->ring_size - 1 - i) % h->ring_size;
 }
 
-/* The faults of the last window_secs, failures and stalls apart. */
+/*
+ * Buckets newer than bucket_epoch (up to now) have had no fault: empty
+ * them, all of them if the newest is a whole round of buckets old.
+ */
+static void buckets_advance(struct path_health *h, u32 now)
+{
+	u32 age = now - h->bucket_epoch;
+	unsigned int i, n = min_t(u32, age, PATH_HEALTH_BUCKETS);
+
+	for (i = 1; i <= n; i++) {
+		unsigned int slot = (h->bucket_epoch + i) % PATH_HEALTH_BUCKETS;
+
+		h->bucket_fails[slot] = 0;
+		h->bucket_stalls[slot] = 0;
+	}
+	h->bucket_epoch = now;
+}
+
+static void bucket_add(u8 *count)
+{
+	if (*count < U8_MAX)
+		(*count)++;
+}
+
+/*
+ * The faults of the last window_secs, failures and stalls apart. Exact
+ * while the ring holds every fault of the window: it has room for
+ * probation_fails, so the decision (whether that many fell within the
+ * window) is always exact. When the window had more, the buckets count
+ * them all, and may also take in faults up to one bucket (1/7 of the
+ * window) older: a count a little high rather than one that stops at the
+ * ring's size.
+ */
 static void count_recent(const struct path_health *h,
 			 const struct probation_params *p,
 			 unsigned int *fails, unsigned int *stalls)
 {
 	unsigned long since = jiffies - p->window_secs * HZ;
 	unsigned int i, n = min_t(unsigned int, h->nr_faults, h->ring_size);
+	u32 age;
 
 	*fails = 0;
 	*stalls = 0;
@@ -90,11 +136,26 @@ static void count_recent(const struct path_health *h,
 		unsigned int slot = ring_slot(h, i);
 
 		if (time_before(h->fault_at[slot], since))
-			break;	/* the ring is in time order: older ones follow */
+			return;	/* in time order: older ones follow, all counted */
 		if (h->fault_stalls & BIT(slot))
 			(*stalls)++;
 		else
 			(*fails)++;
+	}
+	if (h->nr_faults <= h->ring_size)
+		return;		/* the ring has every fault there was */
+
+	/* The ring is full of the window's faults: older ones may be too. */
+	age = bucket_now(p) - h->bucket_epoch;
+	if (age >= PATH_HEALTH_BUCKETS)
+		return;
+	*fails = 0;
+	*stalls = 0;
+	for (i = 0; i < PATH_HEALTH_BUCKETS - age; i++) {
+		unsigned int slot = (h->bucket_epoch - i) % PATH_HEALTH_BUCKETS;
+
+		*fails += h->bucket_fails[slot];
+		*stalls += h->bucket_stalls[slot];
 	}
 }
 
@@ -108,8 +169,8 @@ static bool over_threshold(struct path_health *h,
 	count_recent(h, p, &fails, &stalls);
 	if (fails + stalls < p->fails)
 		return false;
-	h->why_fails = fails;
-	h->why_stalls = stalls;
+	h->why_fails = min_t(unsigned int, fails, U16_MAX);
+	h->why_stalls = min_t(unsigned int, stalls, U16_MAX);
 	return true;
 }
 
@@ -122,6 +183,10 @@ bool __path_health_fault(struct path_health *h,
 	else
 		h->fault_stalls &= ~BIT(h->fault_next);
 	h->fault_next = (h->fault_next + 1) % h->ring_size;
+	buckets_advance(h, bucket_now(p));
+	bucket_add(kind == PATH_FAULT_STALL ?
+		   &h->bucket_stalls[h->bucket_epoch % PATH_HEALTH_BUCKETS] :
+		   &h->bucket_fails[h->bucket_epoch % PATH_HEALTH_BUCKETS]);
 	h->nr_faults++;
 	if (kind == PATH_FAULT_STALL)
 		h->nr_stalls++;
@@ -185,6 +250,7 @@ void __path_health_leave(struct path_health *h, const char *map,
 void __path_health_trial_failed(struct path_health *h,
 				const struct probation_params *p)
 {
+	BUILD_BUG_ON(PROBATION_BACKOFF_MAX > U8_MAX);
 	h->backoff = min(__path_health_backoff(h, p) + 1,
 			 (unsigned int)PROBATION_BACKOFF_MAX);
 }

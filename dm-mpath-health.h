@@ -84,6 +84,16 @@ enum path_fault {
 	PATH_FAULT_STALL,
 };
 
+/*
+ * The faults of the window, counted in PATH_HEALTH_BUCKETS buckets of
+ * window / (PATH_HEALTH_BUCKETS - 1) each (rounded up), so that the newest
+ * PATH_HEALTH_BUCKETS of them always cover the whole window: the count the
+ * status and the log give stays whole however many faults the window had,
+ * where the ring holds only the newest few (it may take in faults up to
+ * one bucket older than the window; see count_recent()).
+ */
+#define PATH_HEALTH_BUCKETS		8
+
 /* The record of one path. */
 struct path_health {
 	/*
@@ -98,21 +108,25 @@ struct path_health {
 
 	/* Under the map's lock. */
 	u8 fault_next;			/* ring slot the next fault takes */
+	/* The back-off: level at the last failed trial (<= PROBATION_BACKOFF_MAX). */
+	u8 backoff;
 	u32 fault_stalls;		/* bit n: slot n holds a stall */
 
 	unsigned long stall_jiffies;	/* read without a lock (above) */
 	atomic_t clean_ios;		/* clean completions since probation (re)started */
 
 	/* Under the map's lock. */
+	u32 bucket_epoch;		/* jiffies / bucket width of the newest bucket */
 	unsigned int nr_faults;		/* recorded since the table load */
 	unsigned int nr_stalls;
 	unsigned int nr_probations;	/* times put on probation */
-	/* The back-off: level at the last failed trial, trial bios offered. */
-	unsigned int backoff;
-	unsigned int trial_offers;
+	unsigned int trial_offers;	/* trial bios offered at the back-off */
 	/* Why: the faults within the window when probation last (re)started. */
-	unsigned int why_fails;
-	unsigned int why_stalls;
+	u16 why_fails;
+	u16 why_stalls;
+	/* Faults per bucket, saturating; slot: epoch % PATH_HEALTH_BUCKETS. */
+	u8 bucket_fails[PATH_HEALTH_BUCKETS];
+	u8 bucket_stalls[PATH_HEALTH_BUCKETS];
 	/* jiffies, a ring of ring_size slots: storage of the record's owner. */
 	unsigned long *fault_at;
 };

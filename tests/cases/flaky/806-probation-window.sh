@@ -4,7 +4,7 @@
 # A path keeps the times of its last max(probation_fails, 4) faults (4 at
 # the default probation_fails 3) and counts the window's faults in buckets
 # of 1/7 of the window besides, so the status and the log give every fault
-# of the window, not at most 4. With the window 4 s: two failures, 5 s
+# of the window, not at most 4. With the window 12 s: two failures, 13 s
 # pass, one more: it is the only one in the window and B is not put on
 # probation (the decision needs 3 within it). With the window 3600 s: ten
 # failures, and the status word and the log line say 10. With the window
@@ -24,18 +24,18 @@ now() { date +%s.%N; }
 age_between() { awk -v t="$1" -v n="$(now)" -v lo="$2" -v hi="$3" 'BEGIN { exit !(n - t >= lo && n - t < hi) }'; }
 kmsg_mark
 
-# Window 4 s: faults age out.
-check "map: probation_window_secs 4" \
-	dm_create mpw "0 $SECTORS multipath 2 probation_window_secs 4 0 1 1 round-robin 0 2 1 $A 1 $B 1"
+# Window 12 s: faults age out.
+check "map: probation_window_secs 12" \
+	dm_create mpw "0 $SECTORS multipath 2 probation_window_secs 12 0 1 1 round-robin 0 2 1 $A 1 $B 1"
 check "B failed and reinstated twice" fail_reinstate mpw "$B" 2
-check "5 s pass" sleep 5
+check "13 s pass" sleep 13
 t=$(now)
 check "B failed and reinstated once more" fail_reinstate mpw "$B" 1
 check_fail "one failure in the window: B is not on probation" on_probation mpw "$B"
 check_eq "debugfs: 3 faults since the table load" 3 "$(path_stat mpw "$B" faults)"
 check "two more" fail_reinstate mpw "$B" 2
-check "margin: the last 3 within 3 s (the guest kept time)" age_between "$t" 0 3
-check_eq "on probation: 3 failures in 4 s" "3 0 4 0 1000" "$(probation_of mpw "$B")"
+check "margin: the last 3 within 11 s (the guest kept time)" age_between "$t" 0 11
+check_eq "on probation: 3 failures in 12 s" "3 0 12 0 1000" "$(probation_of mpw "$B")"
 dm_remove mpw
 
 # Window 3600 s: more faults than the ring holds.

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Scale under multipathd 0.9.4: N maps x 4 paths made and managed by multipathd, ours against the distro's target, one boot.
 # The paths of bench/cases/800-scale.sh (bench/lib/scale-paths.sh: scsi_debug,
-# 4 hosts sharing every LUN), systemd-udevd running as on a stock system
-# (multipathd takes a path's WWID from the udev database), and multipathd
+# 4 hosts sharing every LUN), run the stock way: the kernel's scsi_dh_alua
+# attached at scan (scsi_debug reports ALUA, so multipathd writes "1 alua"),
+# systemd-udevd running (multipathd takes a path's WWID from the udev
+# database), and multipathd
 # with a stock configuration but for the blacklist (only scsi_debug) and
 # path_grouping_policy multibus (an active/active array: every path of a
 # map in one PG, multipathd's default selector service-time 0). It writes
@@ -53,8 +55,14 @@ for n in $NS; do ((n > maxn)) && maxn=$n; done
 diag "mode=$BENCH_MODE quick=$BENCH_QUICK ns=$NS impls=$IMPLS hosts=$HOSTS"
 
 check "no multipathd left running" eval '! mpd_running' || mpd_stop
-# At exit, in reverse order: multipathd and its maps, scsi_debug, udevd.
-on_exit "udevd_stop; mpd_conf_remove"
+# At exit, in reverse order: multipathd and its maps, scsi_debug, udevd
+# and the kernel's ALUA handler.
+on_exit "udevd_stop; mpd_conf_remove; scsi_dh_block scsi_dh_alua"
+# The stock way: scsi_dh_alua loaded before the disks appear (an initramfs
+# does), so it attaches to them at scan. scsi_debug reports ALUA (TPGS), so
+# multipathd writes "1 alua": Linux's target needs the handler attached
+# (or loadable), ours serves it with dm-alua beside the attached one.
+check "the kernel's scsi_dh_alua loaded" scsi_dh_allow scsi_dh_alua || exit 1
 # udevd first: its trigger (in udevd_start) and the scsi_debug disks'
 # own add events then fill the udev database multipathd reads.
 udevd_start
@@ -143,6 +151,9 @@ run_one() {
 		cp "/tmp/$tag.log" "$BENCH_OUT/raw/"
 		mpd_stop
 		dmsetup remove_all
+		record suite=scale-mpathd "impl=$impl" "ver=$MP_VERSION" "n=$n" ok=0 start_us=- \
+			checker_cpu_ms=0 checker_us=- light_iops=0 sample_iops=0 sample_maps=0 \
+			"light=raw/${tag}_light.json" "sample=raw/${tag}_sample.json" "log=raw/$tag.log"
 		return 1
 	fi
 	start_us=$((${EPOCHREALTIME/./} - t0))

@@ -39,6 +39,7 @@
 # timeout: 40000
 source "$REPO/tests/lib/common.sh"
 source "$REPO/bench/lib/bench.sh"
+source "$REPO/bench/lib/scale-paths.sh"
 
 if [ "$BENCH_QUICK" = 1 ]; then
 	NS=$(bench_param ns 16)
@@ -61,44 +62,8 @@ STORM=$(bench_param storm $((1 - BENCH_QUICK)))
 STORM_LIMIT_S=10	# guest seconds: a phase not complete by then is reported so
 maxn=0
 for n in $NS; do ((n > maxn)) && maxn=$n; done
-if ((maxn <= 256)); then TGTS=1 LUNS=$maxn; else TGTS=$(((maxn + 255) / 256)) LUNS=256; fi
+scale_paths_up $HOSTS "$maxn" || exit 1
 diag "mode=$BENCH_MODE quick=$BENCH_QUICK ns=$NS impls=$IMPLS hosts=$HOSTS targets=$TGTS luns=$LUNS"
-
-# ---- the paths ----------------------------------------------------------
-modprobe sd_mod
-t0=$EPOCHREALTIME
-check "scsi_debug: $HOSTS hosts x $TGTS targets x $LUNS LUNs" modprobe scsi_debug \
-	add_host=$HOSTS num_tgts=$TGTS max_luns=$LUNS vpd_use_hostno=0 dev_size_mb=64 \
-	ndelay=50000 || exit 1
-on_exit sdebug_down
-sd_disks() { local d n=0; for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do [ -e "$d" ] && n=$((n + 1)); done; echo $n; }
-want=$((HOSTS * TGTS * LUNS))
-wait_until 1800 eval '[ "$(sd_disks)" -ge $want ]' || { tap_fail "only $(sd_disks) of $want disks"; exit 1; }
-tap_ok "$want scsi_debug disks up"
-diag "scan took $(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 )) ms (guest clock)"
-# PD[h * maxn + k]: kernel name of LUN k (target-major order) on host h;
-# DN[...]: its MAJ:MIN. From sysfs alone: no fork per path.
-declare -a PD DN
-for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
-	hctl=${d%/block/*}
-	hctl=${hctl##*/}
-	IFS=: read -r _ _ t l <<<"$hctl"
-	a=${d#*/adapter}
-	h=${a%%/*}
-	k=$((t * LUNS + l))
-	((k < maxn)) || continue
-	s=${d##*/}
-	PD[h * maxn + k]=$s
-	read -r "DN[$((h * maxn + k))]" <"/sys/block/$s/dev"
-	wait_until 10 test -b "/dev/$s" || { tap_fail "/dev/$s"; exit 1; }
-done
-for ((h = 0; h < HOSTS; h++)); do
-	for ((k = 0; k < maxn; k++)); do
-		[ -n "${PD[h * maxn + k]:-}" ] || { tap_fail "no disk for LUN $k on host $h"; exit 1; }
-	done
-done
-read -r SIZE <"/sys/block/${PD[0]}/size"
-tap_ok "paths of $maxn maps found on $HOSTS hosts"
 
 # ---- maps -----------------------------------------------------------------
 # map_table IMPL NPATHS K: the table of map K over its first NPATHS paths,
@@ -182,93 +147,16 @@ wait_failed() {
 		bsleep 0.01
 	done
 }
-set_state() { # set_state HOST N STATE: every path of host HOST to N maps
-	local h=$1 n=$2 st=$3 k
-	for ((k = 0; k < n; k++)); do echo "$st" >"/sys/block/${PD[h * maxn + k]}/device/state"; done
-}
-# The kernel's own times, free of the polls' cost (each poll is a dmsetup
-# and an awk process: ~0.2 s of guest time at N=16 under the storm's I/O,
-# coarser than the storm itself). klog_mark TEXT writes a marker to the
-# kernel log just before a phase; klog_span TEXT REGEX prints "US COUNT":
-# the printk time from that marker to the last line after it matching REGEX
-# (the targets log "Failing path" / "Reinstating path" for every path, ours
-# and the distro's alike), and how many matched; "- 0" without the marker.
-klog_mark() { echo "mpbench-storm $1" >/dev/kmsg; }
-klog_span() {
-	dmesg | awk -v m="mpbench-storm $1" -v re="$2" '
-		function ts(l) { sub(/^\[ */, "", l); sub(/\].*/, "", l); return l }
-		index($0, m) { t0 = ts($0); seen = 1; done = 0; n = 0; t1 = t0; next }
-		seen && index($0, "mpbench-storm ") { done = 1 }
-		seen && !done && $0 ~ re { t1 = ts($0); n++ }
-		END { if (seen) printf "%.0f %d\n", (t1 - t0) * 1000000, n; else print "- 0" }'
-}
-
 # storm IMPL N: I/O on every map, the quarter and half failures, the
 # restore; one record.
 storm() {
-	local impl=$1 n=$2 k i s ok=1 light_pid sample_pid tag=scale_${1}_$2
+	local impl=$1 n=$2 k ok=1 tag=scale_${1}_$2
 	local e0 e1 e2 e3 q_us h_us r_msgs_us r_us q_polls h_polls r_polls a b
-	local kq_us kq_n kh_us kh_n kr_us kr_n io_us t_io
-	# One job per map (threads of one fio). --disk_util=0 in both fio
-	# runs: fio's disk statistics look up each file's device, and each dm
-	# device's slaves, in sysfs for every job, which cost minutes of CPU
-	# before the first I/O with N maps x 4 paths (without it the storm's
-	# light I/O never started at N=16 under icount; with it, the storm
-	# runs: see Documentation/benchmark-matrix-scale.rst).
-	# Light I/O: LIGHT_IOPS a map, at most light_total (default 800: 50 a
-	# map at N=16) in all; the sample's verified I/O: sample_iops a job (50).
-	# Both rate-limited so that the guest's one CPU is not saturated: under
-	# icount an idle guest's clock leaps to its next timer at no cost,
-	# while a busy guest second costs tens of wall seconds on a loaded
-	# host. At larger N each map then carries fewer I/Os, and a map fails a
-	# path only at its next I/O to it: the times below include that wait.
-	# Poisson arrivals: with fio's default (linear) rate every job issued at
-	# the same ticks, every map's round-robin was at the same place, and a
-	# storm time was a whole number of ticks set by the selector's order
-	# after a failure (N=256, 3 IOPS a map: ~1 s for ours, ~0.37 s for the
-	# distro's, in the half phase), not by the targets' cost.
-	local largs=() rate total srate
-	total=$(bench_param light_total 800)
-	srate=$(bench_param sample_iops 50)
-	rate=$((total / n))
-	((rate > LIGHT_IOPS)) && rate=$LIGHT_IOPS
-	((rate < 1)) && rate=1
-	t_io=${EPOCHREALTIME/./}
-	for ((k = 0; k < n; k++)); do largs+=("--name=light$k" "--filename=/dev/mapper/bench-s$k"); done
-	fio --thread --disk_util=0 --direct=1 --ioengine=libaio --rw=randread --bs=4k --iodepth=1 \
-		--rate_iops=$rate --rate_process=poisson --time_based --runtime=36000 --group_reporting \
-		--output-format=json --output="/tmp/${tag}_light.json" "${largs[@]}" \
-		>/dev/null 2>"/tmp/${tag}_light.err" &
-	light_pid=$!
-	local sargs=() ns=$SAMPLE
-	((ns > n)) && ns=$n
-	for ((i = 0; i < ns; i++)); do
-		k=$((i * n / ns))
-		sargs+=("--name=verified$k" "--filename=/dev/mapper/bench-s$k"
-			"--offset=$((i * 4))M")
-	done
-	fio --disk_util=0 --direct=1 --ioengine=libaio --rw=randwrite --bs=4k --iodepth=1 --size=4M \
-		--rate_iops="$srate" \
-		--verify=crc32c --verify_backlog=16 --verify_fatal=1 --time_based \
-		--runtime=36000 --output-format=json --output="/tmp/${tag}_sample.json" \
-		"${sargs[@]}" >/dev/null 2>"/tmp/${tag}_sample.err" &
-	sample_pid=$!
-	if ! reads_flowing "$(kname "/dev/mapper/bench-s$((n - 1))")" 20 "$light_pid" ||
-		! reads_flowing "$(kname /dev/mapper/bench-s0)" 100 "$sample_pid"; then
-		tap_fail "$impl N=$n: I/O did not start" "$(tail -n 3 "/tmp/${tag}_sample.err" "/tmp/${tag}_light.err")"
-		kill -9 "$light_pid" "$sample_pid" 2>/dev/null
-		wait "$light_pid" "$sample_pid"
-		return 1
-	fi
-	io_us=$((${EPOCHREALTIME/./} - t_io))
-	progress "scale $impl N=$n: I/O flowing after $io_us us"
-	bsleep 1
-	if ! kill -0 "$light_pid" 2>/dev/null || [[ $(<"/proc/$light_pid/stat") == *") Z "* ]]; then
-		tap_fail "$impl N=$n: the light I/O on every map stopped" "$(tail -n 5 "/tmp/${tag}_light.err")"
-		kill -9 "$sample_pid" 2>/dev/null
-		wait "$light_pid" "$sample_pid"
-		return 1
-	fi
+	local kq_us kq_n kq_f kh_us kh_n kh_f kr_us kr_n kr_f
+	local maps=()
+	for ((k = 0; k < n; k++)); do maps+=("/dev/mapper/bench-s$k"); done
+	storm_io_start "$tag" "${maps[@]}" || { tap_fail "$impl N=$n: $STORM_IO_WHY"; return 1; }
+	progress "scale $impl N=$n: I/O flowing after $STORM_IO_US us"
 	e0=$(events_sum)
 	progress "scale $impl N=$n: host 0 offline"
 	klog_mark "$tag quarter"
@@ -276,7 +164,7 @@ storm() {
 	set_state 0 "$n" offline
 	wait_failed "$n" || { tap_fail "$impl N=$n: quarter: $LAST_FAILED of $n paths failed after ${STORM_LIMIT_S}s"; ok=0; }
 	q_us=$WAIT_US q_polls=$POLLS
-	read -r kq_us kq_n < <(klog_span "$tag quarter" "Failing path")
+	read -r kq_us kq_n kq_f < <(klog_span "$tag quarter" "Failing path")
 	e1=$(events_sum)
 	bsleep 1
 	progress "scale $impl N=$n: host 1 offline"
@@ -285,7 +173,7 @@ storm() {
 	set_state 1 "$n" offline
 	wait_failed $((2 * n)) || { tap_fail "$impl N=$n: half: $LAST_FAILED of $((2 * n)) paths failed after ${STORM_LIMIT_S}s"; ok=0; }
 	h_us=$WAIT_US h_polls=$POLLS
-	read -r kh_us kh_n < <(klog_span "$tag half" "Failing path")
+	read -r kh_us kh_n kh_f < <(klog_span "$tag half" "Failing path")
 	e2=$(events_sum)
 	bsleep 1
 	progress "scale $impl N=$n: restore"
@@ -314,31 +202,21 @@ storm() {
 	wait_failed 0 || { tap_fail "$impl N=$n: restore: $LAST_FAILED paths still failed"; ok=0; }
 	LIMIT_US=""
 	r_us=$WAIT_US r_polls=$POLLS
-	read -r kr_us kr_n < <(klog_span "$tag restore" "Reinstating path")
+	read -r kr_us kr_n kr_f < <(klog_span "$tag restore" "Reinstating path")
 	e3=$(events_sum)
 	bsleep 1
 	progress "scale $impl N=$n: stop I/O"
-	kill -INT "$light_pid" "$sample_pid"
-	wait "$light_pid"
-	a=$?
-	wait "$sample_pid"
-	b=$?
-	cp "/tmp/${tag}_light.json" "/tmp/${tag}_sample.json" "$BENCH_OUT/raw/" 2>/dev/null
-	# fio exits 0, 128 or 130 after a SIGINT; its own error fields must be 0.
-	for s in "light:$a" "sample:$b"; do
-		case ${s#*:} in 0 | 128 | 130) ;; *) tap_fail "$impl N=$n: fio ${s%%:*} rc=${s#*:}" \
-			"$(tail -n 3 "/tmp/${tag}_${s%%:*}.err")"; ok=0 ;; esac
-	done
-	cp "/tmp/${tag}_light.err" "/tmp/${tag}_sample.err" "$BENCH_OUT/raw/" 2>/dev/null
+	storm_io_stop "$tag" || { tap_fail "$impl N=$n: $STORM_IO_WHY"; ok=0; }
 	[ $ok = 1 ] || dmsetup status >"$BENCH_OUT/raw/${tag}_status.txt"
 	record suite=scale-storm "impl=$impl" "ver=$MP_VERSION" "n=$n" "ok=$ok" \
 		"quarter_us=$q_us" "quarter_polls=$q_polls" "half_us=$h_us" "half_polls=$h_polls" \
 		"restore_msgs_us=$r_msgs_us" "restore_us=$r_us" "restore_polls=$r_polls" \
 		"klog_quarter_us=$kq_us" "klog_quarter_n=$kq_n" "klog_half_us=$kh_us" "klog_half_n=$kh_n" \
-		"klog_restore_us=$kr_us" "klog_restore_n=$kr_n" "io_start_us=$io_us" \
-		"light_iops=$rate" "sample_iops=$srate" \
+		"klog_restore_us=$kr_us" "klog_restore_n=$kr_n" "io_start_us=$STORM_IO_US" \
+		"klog_quarter_first_us=$kq_f" "klog_half_first_us=$kh_f" "klog_restore_first_us=$kr_f" \
+		"light_iops=$STORM_LIGHT_IOPS" "sample_iops=$STORM_SAMPLE_IOPS" \
 		"events_quarter=$((e1 - e0))" "events_half=$((e2 - e1))" "events_restore=$((e3 - e2))" \
-		"light=raw/${tag}_light.json" "sample=raw/${tag}_sample.json" "sample_maps=$ns"
+		"light=raw/${tag}_light.json" "sample=raw/${tag}_sample.json" "sample_maps=$STORM_SAMPLE_MAPS"
 	[ $ok = 1 ] && tap_ok "$impl N=$n: storm (quarter ${q_us} us, half ${h_us} us, restore ${r_us} us)"
 }
 

@@ -20,7 +20,10 @@
 # Knobs (run-bench --param NAME=V1,V2; --only IMPL,... and --workloads
 # WL,... as in 100): kinds (cpu,queued), npaths (2,4), io (direct,buffered),
 # sched (the paths' I/O scheduler: mq-deadline, what the kernel gives a
-# single-queue SCSI disk, by default; null_blk's own default is none).
+# single-queue SCSI disk, by default; null_blk's own default is none),
+# nr_requests (the paths' queue/nr_requests: the requests a path's
+# scheduler holds before a submitter sleeps for one; the kernel's default,
+# twice the tags, if not given).
 # The whole matrix is ~1,900 cells, 10-25 s of wall time each: hours; the
 # knobs select a part (e.g. --param kinds=queued --param npaths=2 --param
 # io=direct for issue 33's measurement).
@@ -59,6 +62,7 @@ wanted=""
 for impl in $IMPLS; do impl_wanted "$impl" && wanted+=" $impl"; done
 IMPLS=${wanted# }
 SCHED=$(bench_param sched mq-deadline)
+NR_REQUESTS=$(bench_param nr_requests "")
 diag "mode=$BENCH_MODE quick=$BENCH_QUICK kinds=$KINDS npaths=$NPATHS sched=$SCHED impls=$IMPLS"
 diag "workloads:$WORKLOADS"
 
@@ -167,11 +171,16 @@ for kind in $KINDS; do
 		# shellcheck disable=SC2086
 		check "$kind null_blk path $i" nullb_make "mx$i" size=512 $attrs || exit 1
 		check "mx$i scheduler $SCHED" sh -c "echo $SCHED >/sys/block/mx$i/queue/scheduler" || exit 1
+		if [ -n "$NR_REQUESTS" ]; then
+			check "mx$i nr_requests $NR_REQUESTS" \
+				sh -c "echo $NR_REQUESTS >/sys/block/mx$i/queue/nr_requests" || exit 1
+		fi
 		PATHS+=("mx$i")
 	done
 	record suite=matrix-paths "kind=$kind" "attrs=${attrs// /,}" \
 		"sched=$(tr ' ' , </sys/block/mx0/queue/scheduler)" \
-		"max_sectors_kb=$(cat /sys/block/mx0/queue/max_sectors_kb)"
+		"max_sectors_kb=$(cat /sys/block/mx0/queue/max_sectors_kb)" \
+		"nr_requests=$(cat /sys/block/mx0/queue/nr_requests)"
 	first_n=${NPATHS%% *}
 	for n in $NPATHS; do
 		devs=()

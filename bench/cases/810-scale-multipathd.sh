@@ -6,10 +6,19 @@
 # systemd-udevd running (multipathd takes a path's WWID from the udev
 # database), and multipathd
 # with a stock configuration but for the blacklist (only scsi_debug) and
-# path_grouping_policy multibus (an active/active array: every path of a
-# map in one PG, multipathd's default selector service-time 0). It writes
-# no queue_mode, so the distro's maps are request-based, as on any Debian
-# system. For each N and target (ours-mpd, distro-mpd):
+# path_grouping_policy group_by_prio (an ALUA array's PGs: the default,
+# failover, would give each path a PG of its own), its default selector
+# service-time 0. scsi_debug reports each host's port group in an ALUA
+# state of its own (with vpd_use_hostno=0: the SCSI host number mod 3,
+# active/optimized, active/non-optimized or standby), so a map's paths
+# fall into PGs by prio, one of them standby; a host's paths going
+# offline are failed by the I/O where its PG is in use, by multipathd's
+# checker elsewhere. A PG with the standby port and others in it
+# (multibus) would make
+# both targets fail and reinstate that path over and over: scsi_dh_alua
+# refuses I/O to a standby port and multipathd's TUR finds it up. It
+# writes no queue_mode, so the distro's maps are request-based, as on any
+# Debian system. For each N and target (ours-mpd, distro-mpd):
 #   start    multipathd started with the N x 4 paths present: the time
 #            until every map exists with 4 active paths (all of its
 #            startup: discovery, table loads, udev's work for the maps)
@@ -103,7 +112,7 @@ conf_write() {
 				device {
 					vendor "Linux"
 					product "scsi_debug"
-					path_grouping_policy "multibus"
+					path_grouping_policy "group_by_prio"
 				}
 			}
 		EOF
@@ -124,6 +133,18 @@ wait_klog() {
 		((${EPOCHREALTIME/./} - t0 > LIMIT_S * 1000000)) && return 1
 		bsleep 0.5
 	done
+}
+# storm_phase NAME "HOST..." STATE REGEX COUNT: (in run_one: impl, n, tag)
+# a kernel log marker, every path of those hosts to STATE at once, then
+# wait_klog for COUNT lines matching REGEX; 1 (reported) if they did not
+# all come.
+storm_phase() {
+	local name=$1 hosts=$2 st=$3 re=$4 want=$5 h
+	progress "scale-mpathd $impl N=$n: $name"
+	klog_mark "$tag $name"
+	for h in $hosts; do set_state "$h" "$n" "$st"; done
+	wait_klog "$tag $name" "$re" "$want" ||
+		{ tap_fail "$impl N=$n: $name: $KLOG_N of $want \"$re\" lines"; return 1; }
 }
 # cpu_ticks PID: utime + stime of PID (clock ticks)
 cpu_ticks() {
@@ -174,26 +195,14 @@ run_one() {
 	progress "scale-mpathd $impl N=$n: checker ${cpu_ms} ms CPU in ${check_us} us"
 
 	if [ $ok = 1 ] && storm_io_start "$tag" "${maps[@]}"; then
-		progress "scale-mpathd $impl N=$n: I/O flowing; host 0 offline"
-		klog_mark "$tag quarter"
-		set_state 0 "$n" offline
-		wait_klog "$tag quarter" "Failing path" "$n" ||
-			{ tap_fail "$impl N=$n: quarter: $KLOG_N of $n paths failed"; ok=0; }
+		progress "scale-mpathd $impl N=$n: I/O flowing"
+		storm_phase quarter 0 offline "Failing path" "$n" || ok=0
 		kq_us=$KLOG_US kq_n=$KLOG_N kq_f=$KLOG_FIRST
 		bsleep 1
-		progress "scale-mpathd $impl N=$n: host 1 offline"
-		klog_mark "$tag half"
-		set_state 1 "$n" offline
-		wait_klog "$tag half" "Failing path" "$n" ||
-			{ tap_fail "$impl N=$n: half: $KLOG_N of $n paths failed"; ok=0; }
+		storm_phase half 1 offline "Failing path" "$n" || ok=0
 		kh_us=$KLOG_US kh_n=$KLOG_N kh_f=$KLOG_FIRST
 		bsleep 1
-		progress "scale-mpathd $impl N=$n: restore"
-		klog_mark "$tag restore"
-		set_state 0 "$n" running
-		set_state 1 "$n" running
-		wait_klog "$tag restore" "Reinstating path" $((2 * n)) ||
-			{ tap_fail "$impl N=$n: restore: $KLOG_N of $((2 * n)) paths reinstated"; ok=0; }
+		storm_phase restore "0 1" running "Reinstating path" $((2 * n)) || ok=0
 		kr_us=$KLOG_US kr_n=$KLOG_N kr_f=$KLOG_FIRST
 		check_eq "$impl N=$n: every path active again" $((4 * n)) "$(active_paths)" || ok=0
 		bsleep 1

@@ -21,7 +21,9 @@
 # Debian system. For each N and target (ours-mpd, distro-mpd):
 #   start    multipathd started with the N x 4 paths present: the time
 #            until every map exists with 4 active paths (all of its
-#            startup: discovery, table loads, udev's work for the maps)
+#            startup: discovery, table loads, udev's work for the maps).
+#            Every path was claimed once before (claim_paths), so this is
+#            multipathd's restart: the same udev work for both targets
 #   checker  multipathd's own CPU time (utime + stime from /proc) over
 #            CHECK_S quiet seconds: what its path checkers cost at N x 4
 #            paths, at the default polling_interval (5 s)

@@ -41,20 +41,8 @@ source "$REPO/tests/lib/common.sh"
 source "$REPO/bench/lib/bench.sh"
 source "$REPO/bench/lib/scale-paths.sh"
 
-if [ "$BENCH_QUICK" = 1 ]; then
-	NS=$(bench_param ns 16)
-else
-	NS=$(bench_param ns "16 64 256")
-fi
-IMPLS=""
-if [ -z "$BENCH_ONLY" ]; then
-	IMPLS="ours-r1 distro-bio distro-rq"
-else
-	for impl in ours-r1 distro-bio distro-rq ours-st distro-st distro-rq-st; do
-		impl_wanted "$impl" && IMPLS+=" $impl"
-	done
-fi
-IMPLS=${IMPLS# }
+scale_choose 16 "16 64 256" "ours-r1 distro-bio distro-rq" \
+	"ours-r1 distro-bio distro-rq ours-st distro-st distro-rq-st"
 HOSTS=4 SAMPLE=4 LIGHT_IOPS=200	# per map, queue depth 1
 # The storm: on by default, off in the --quick smoke run (its I/O makes
 # each guest second cost tens of wall seconds under icount).
@@ -123,10 +111,8 @@ mem_snap() {
 # mem_settle: let deferred frees (RCU, workqueues) finish before a sample.
 mem_settle() { bsleep 1; }
 
-# failed_paths: failed paths over all bench-s maps (dmsetup status).
-failed_paths() {
-	dmsetup status | awk '$1 ~ /^bench-s/ { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+:[0-9]+$/ && $(i + 1) == "F") n++ } END { print n + 0 }'
-}
+# failed_paths: failed paths over all bench-s maps.
+failed_paths() { paths_in_state F '^bench-s'; }
 events_sum() {
 	dmsetup info -c --noheadings -o name,events --separator ' ' |
 		awk '$1 ~ /^bench-s/ { n += $2 } END { print n + 0 }'

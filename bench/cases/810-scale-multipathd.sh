@@ -50,14 +50,7 @@ source "$REPO/bench/lib/bench.sh"
 source "$REPO/bench/lib/scale-paths.sh"
 source "$REPO/tests/lib/multipathd.sh"
 
-if [ "$BENCH_QUICK" = 1 ]; then
-	NS=$(bench_param ns 16)
-else
-	NS=$(bench_param ns "16 64")
-fi
-IMPLS=""
-for impl in ours-mpd distro-mpd; do impl_wanted "$impl" && IMPLS+=" $impl"; done
-IMPLS=${IMPLS# }
+scale_choose 16 "16 64" "ours-mpd distro-mpd" "ours-mpd distro-mpd"
 HOSTS=4 SAMPLE=4 LIGHT_IOPS=200
 CHECK_S=30		# guest seconds of checker load measured
 LIMIT_S=300		# guest seconds a phase may take before it is reported so
@@ -121,10 +114,8 @@ conf_write() {
 	} >"$MPD_CONF"
 }
 
-# active_paths: active paths over all multipath maps (dmsetup status)
-active_paths() {
-	dmsetup status --target multipath | awk '{ for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+:[0-9]+$/ && $(i + 1) == "A") n++ } END { print n + 0 }'
-}
+# active_paths: active paths over all multipath maps
+active_paths() { paths_in_state A; }
 # wait_klog TAG REGEX COUNT: until COUNT kernel log lines after marker TAG
 # match REGEX (polled each 0.5 s); sets KLOG_US KLOG_N; 1 after LIMIT_S.
 wait_klog() {

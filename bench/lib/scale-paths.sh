@@ -7,6 +7,30 @@
 # per command from a timer. Sourced after tests/lib/common.sh and
 # bench/lib/bench.sh.
 
+# scale_choose QUICK_NS FULL_NS "DEFAULT_IMPLS" "KNOWN_IMPLS": sets NS (the
+# ns knob, else QUICK_NS in a --quick run, FULL_NS otherwise) and IMPLS
+# (those of KNOWN_IMPLS that --only names, else DEFAULT_IMPLS).
+scale_choose() {
+	local impl
+	if [ "$BENCH_QUICK" = 1 ]; then NS=$(bench_param ns "$1"); else NS=$(bench_param ns "$2"); fi
+	IMPLS=""
+	if [ -z "$BENCH_ONLY" ]; then
+		IMPLS=$3
+	else
+		for impl in $4; do impl_wanted "$impl" && IMPLS+=" $impl"; done
+		IMPLS=${IMPLS# }
+	fi
+}
+
+# paths_in_state STATE [MAP_RE]: how many paths of the multipath maps whose
+# name matches MAP_RE (default: every map) dmsetup status shows in STATE
+# (A: active, F: failed).
+paths_in_state() {
+	dmsetup status --target multipath | awk -v st="$1" -v re="${2:-.}" '
+		$1 ~ re { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+:[0-9]+$/ && $(i + 1) == st) n++ }
+		END { print n + 0 }'
+}
+
 # scale_paths_up HOSTS MAXN: the disks of MAXN LUNs on every host. Sets
 # TGTS, LUNS, SIZE (sectors), PD[h * MAXN + k] (the kernel name of LUN k,
 # target-major order, on host h) and DN[...] (its MAJ:MIN), from sysfs

@@ -124,8 +124,8 @@ impl_wanted() { # is IMPL selected by mpbench.only?
 _BENCH_MODS=none
 mods_unload() {
 	local m
-	for m in dm_emc dm_alua dm_round_robin dm_queue_length dm_service_time \
-		dm_historical_service_time dm_multipath; do
+	for m in dm_emc dm_alua dm_scsi_dh dm_round_robin dm_queue_length \
+		dm_service_time dm_historical_service_time dm_multipath; do
 		if [ -d "/sys/module/$m" ]; then
 			rmmod "$m" || return 1
 		fi
@@ -137,7 +137,14 @@ mods_use() { # mods_use ours|distro|any
 	[ "$1" = "$_BENCH_MODS" ] && return 0
 	mods_unload || return 1
 	case $1 in
-	ours) modprobe dm-multipath && modprobe dm-round-robin || return 1 ;;
+	ours)
+		# Every selector and handler a table may name, as for the distro's
+		# below: none is loaded on demand inside a timed window (810's
+		# start: "1 alua" and service-time); the distro's "1 alua" is the
+		# scsi_dh_alua attached at scan.
+		modprobe -a dm-multipath dm-round-robin dm-queue-length dm-service-time \
+			dm-historical-service-time dm-alua dm-emc || return 1
+		;;
 	distro)
 		# By path, the selectors too: modprobe would pick ours (updates/).
 		# Debian 12 ships no historical-service-time.

@@ -23,7 +23,9 @@
 # single-queue SCSI disk, by default; null_blk's own default is none),
 # nr_requests (the paths' queue/nr_requests: the requests a path's
 # scheduler holds before a submitter sleeps for one; the kernel's default,
-# twice the tags, if not given).
+# twice the tags, if not given), wbt_lat_usec (the paths' writeback
+# throttling target, queue/wbt_lat_usec: 0 turns it off; the kernel's
+# default, 2000 on these non-rotational paths, if not given).
 # The whole matrix is ~1,900 cells, 10-25 s of wall time each: hours; the
 # knobs select a part (e.g. --param kinds=queued --param npaths=2 --param
 # io=direct for issue 33's measurement).
@@ -63,6 +65,7 @@ for impl in $IMPLS; do impl_wanted "$impl" && wanted+=" $impl"; done
 IMPLS=${wanted# }
 SCHED=$(bench_param sched mq-deadline)
 NR_REQUESTS=$(bench_param nr_requests "")
+WBT_LAT_USEC=$(bench_param wbt_lat_usec "")
 diag "mode=$BENCH_MODE quick=$BENCH_QUICK kinds=$KINDS npaths=$NPATHS sched=$SCHED impls=$IMPLS"
 diag "workloads:$WORKLOADS"
 
@@ -175,12 +178,17 @@ for kind in $KINDS; do
 			check "mx$i nr_requests $NR_REQUESTS" \
 				sh -c "echo $NR_REQUESTS >/sys/block/mx$i/queue/nr_requests" || exit 1
 		fi
+		if [ -n "$WBT_LAT_USEC" ]; then
+			check "mx$i wbt_lat_usec $WBT_LAT_USEC" \
+				sh -c "echo $WBT_LAT_USEC >/sys/block/mx$i/queue/wbt_lat_usec" || exit 1
+		fi
 		PATHS+=("mx$i")
 	done
 	record suite=matrix-paths "kind=$kind" "attrs=${attrs// /,}" \
 		"sched=$(tr ' ' , </sys/block/mx0/queue/scheduler)" \
 		"max_sectors_kb=$(cat /sys/block/mx0/queue/max_sectors_kb)" \
-		"nr_requests=$(cat /sys/block/mx0/queue/nr_requests)"
+		"nr_requests=$(cat /sys/block/mx0/queue/nr_requests)" \
+		"wbt_lat_usec=$(cat /sys/block/mx0/queue/wbt_lat_usec 2>/dev/null)"
 	first_n=${NPATHS%% *}
 	for n in $NPATHS; do
 		devs=()

@@ -165,6 +165,13 @@ cell() {
 	tap_ok "$tag"
 }
 
+# queue_set DEV ATTR VALUE: the path's queue/ATTR set to VALUE (checked);
+# nothing if VALUE is empty (the knob not given: the kernel's default).
+queue_set() {
+	[ -n "$3" ] || return 0
+	check "$1 $2 $3" sh -c "echo $3 >/sys/block/$1/queue/$2"
+}
+
 maxn=0
 for n in $NPATHS; do ((n > maxn)) && maxn=$n; done
 for kind in $KINDS; do
@@ -174,14 +181,8 @@ for kind in $KINDS; do
 		# shellcheck disable=SC2086
 		check "$kind null_blk path $i" nullb_make "mx$i" size=512 $attrs || exit 1
 		check "mx$i scheduler $SCHED" sh -c "echo $SCHED >/sys/block/mx$i/queue/scheduler" || exit 1
-		if [ -n "$NR_REQUESTS" ]; then
-			check "mx$i nr_requests $NR_REQUESTS" \
-				sh -c "echo $NR_REQUESTS >/sys/block/mx$i/queue/nr_requests" || exit 1
-		fi
-		if [ -n "$WBT_LAT_USEC" ]; then
-			check "mx$i wbt_lat_usec $WBT_LAT_USEC" \
-				sh -c "echo $WBT_LAT_USEC >/sys/block/mx$i/queue/wbt_lat_usec" || exit 1
-		fi
+		queue_set "mx$i" nr_requests "$NR_REQUESTS" || exit 1
+		queue_set "mx$i" wbt_lat_usec "$WBT_LAT_USEC" || exit 1
 		PATHS+=("mx$i")
 	done
 	record suite=matrix-paths "kind=$kind" "attrs=${attrs// /,}" \

@@ -116,6 +116,16 @@ conf_write() {
 
 # active_paths: active paths over all multipath maps
 active_paths() { paths_in_state A; }
+# mpd_up N LOG: multipathd started as its unit starts it (as mpd_start in
+# tests/lib/multipathd.sh, but at -v2 and not waiting for its socket: the
+# start is timed from here), then until the N maps' 4N paths are active,
+# polled each 0.5 s (each poll is a dmsetup and an awk process on the
+# guest's one CPU, which multipathd needs meanwhile); 1 after LIMIT_S.
+mpd_up() {
+	env -u DM_DISABLE_UDEV multipathd -d -s -v2 >"$2" 2>&1 &
+	MPD_PID=$!
+	WAIT_POLL=0.5 wait_until "$LIMIT_S" eval "[ \"\$(active_paths)\" -ge $((4 * $1)) ]"
+}
 # wait_klog TAG REGEX COUNT: until COUNT kernel log lines after marker TAG
 # match REGEX (polled each 0.5 s); sets KLOG_US KLOG_N; 1 after LIMIT_S.
 wait_klog() {
@@ -155,11 +165,7 @@ run_one() {
 	progress "scale-mpathd $impl N=$n: start"
 	klog_mark "$tag start"
 	t0=${EPOCHREALTIME/./}
-	env -u DM_DISABLE_UDEV multipathd -d -s -v2 >"/tmp/$tag.log" 2>&1 &
-	MPD_PID=$!
-	# (polled each 0.5 s: each poll is a dmsetup and an awk process on
-	# the guest's one CPU, which multipathd needs meanwhile)
-	if ! WAIT_POLL=0.5 wait_until "$LIMIT_S" eval '[ "$(active_paths)" -ge $((4 * n)) ]'; then
+	if ! mpd_up "$n" "/tmp/$tag.log"; then
 		tap_fail "$impl N=$n: multipathd made $(dmsetup ls --target multipath | wc -l) maps, $(active_paths) active paths" \
 			"$(tail -n 5 "/tmp/$tag.log")"
 		cp "/tmp/$tag.log" "$BENCH_OUT/raw/"
@@ -246,9 +252,7 @@ claim_paths() {
 	local impl=${IMPLS%% *} k
 	mods_use "$(impl_mods "$impl")" || { tap_fail "first claim: load modules"; return 1; }
 	conf_write "$maxn"
-	env -u DM_DISABLE_UDEV multipathd -d -s -v2 >/tmp/mpd_claim.log 2>&1 &
-	MPD_PID=$!
-	WAIT_POLL=0.5 wait_until "$LIMIT_S" eval '[ "$(active_paths)" -ge $((4 * maxn)) ]' ||
+	mpd_up "$maxn" /tmp/mpd_claim.log ||
 		tap_fail "first claim: $(active_paths) of $((4 * maxn)) paths active"
 	udevadm settle --timeout=$LIMIT_S
 	check "first claim: udev ran partx once on every path" eval \

@@ -4,6 +4,8 @@
  * dm-mpath-stream.h): the budget of a stint and the per-CPU records.
  */
 
+#include <linux/blkdev.h>
+#include <linux/device-mapper.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -57,4 +59,34 @@ struct mpath_stream __percpu *mpath_streams_alloc(void)
 void mpath_streams_free(struct mpath_stream __percpu *streams)
 {
 	free_percpu(streams);
+}
+
+/*
+ * The sectors left in a stint whose second bio, of @bio_sectors, is going
+ * down @path, @left of the budget not yet spent: the budget cut to a whole
+ * number of the path's requests. The path merges a stint's bios into
+ * requests of at most its max_sectors, whole bios each; a budget that is
+ * no multiple of that ends every stint in a short request (4 KiB bios into
+ * null_blk's 127 KiB: 124 + 124 + 8 KiB for 256 KiB, 85 KiB a request on
+ * average, where Linux's request-based target, which merges before it
+ * picks a path, sent 112). The stream's bios are taken to be the size of
+ * this one. Unchanged where one request holds the whole budget, or where
+ * the path splits each bio anyway (a bio larger than a request).
+ */
+unsigned int mpath_stream_whole_requests(struct dm_path *path,
+					 unsigned int bio_sectors,
+					 unsigned int left)
+{
+	unsigned int max = queue_max_sectors(bdev_get_queue(path->dev->bdev));
+	unsigned int budget = READ_ONCE(mpath_stream_max_sectors);
+	unsigned int per_request, cut;
+
+	if (!bio_sectors || bio_sectors > max)
+		return left;
+	per_request = max - max % bio_sectors;
+	if (budget <= per_request)
+		return left;
+	cut = budget % per_request;
+
+	return left > cut ? left - cut : 0;
 }

@@ -10,7 +10,8 @@
  * path it went down: a bio that starts there goes down the same path, into
  * the same plug and elevator as its predecessor, until the stint has carried
  * sequential_stream_kb (a module parameter); then the selector chooses
- * again, so that one long stream still spreads over the paths.
+ * again, so that one long stream still spreads over the paths. A stint is
+ * cut to whole requests of its path (mpath_stream_whole_requests()).
  *
  * Per CPU, without a lock: a sequential stream is one submitter's, which
  * runs on one CPU at a time, and random I/O (a new stint for every bio) then
@@ -31,6 +32,7 @@ struct mpath_stream {
 	struct dm_path *path;		/* NULL: no stint under way */
 	sector_t next_sector;		/* where the stint's last bio ended */
 	unsigned int sectors_left;	/* of the stint's budget */
+	bool sized;			/* budget cut to the path's requests */
 };
 
 /* The stint budget in 512-byte sectors (0: off), from the module parameter. */
@@ -38,6 +40,9 @@ extern unsigned int mpath_stream_max_sectors;
 
 struct mpath_stream __percpu *mpath_streams_alloc(void);
 void mpath_streams_free(struct mpath_stream __percpu *streams);
+unsigned int mpath_stream_whole_requests(struct dm_path *path,
+					 unsigned int bio_sectors,
+					 unsigned int left);
 
 /*
  * The path of the stint that @bio continues (it starts where the last bio
@@ -54,9 +59,20 @@ mpath_stream_continued(struct mpath_stream __percpu *streams, struct bio *bio)
 
 	if (!path || bio->bi_iter.bi_sector != READ_ONCE(s->next_sector))
 		return NULL;
-	left = READ_ONCE(s->sectors_left);
 	/* Empty bios (flushes) have no place in a stream. */
-	if (!sectors || sectors > left)
+	if (!sectors)
+		return NULL;
+	left = READ_ONCE(s->sectors_left);
+	/*
+	 * The stint's second bio: the first to show that this is a stream,
+	 * so only streams pay for sizing the stint (random I/O never gets
+	 * here).
+	 */
+	if (unlikely(!READ_ONCE(s->sized))) {
+		left = mpath_stream_whole_requests(path, sectors, left);
+		WRITE_ONCE(s->sized, true);
+	}
+	if (sectors > left)
 		return NULL;
 	WRITE_ONCE(s->next_sector, bio->bi_iter.bi_sector + sectors);
 	WRITE_ONCE(s->sectors_left, left - sectors);
@@ -79,6 +95,7 @@ static inline void mpath_stream_start(struct mpath_stream __percpu *streams,
 	WRITE_ONCE(s->path, path);
 	WRITE_ONCE(s->next_sector, bio->bi_iter.bi_sector + sectors);
 	WRITE_ONCE(s->sectors_left, budget > sectors ? budget - sectors : 0);
+	WRITE_ONCE(s->sized, false);
 }
 
 #endif

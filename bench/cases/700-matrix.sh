@@ -35,7 +35,9 @@ source "$REPO/bench/lib/bench.sh"
 
 # ours-SEL-nostream: ours with sequential_stream_kb=0 (the selector chooses
 # every bio: the target before dm-mpath-stream.c), in the same boot.
-IMPLS_ALL="raw ours ours-r1 ours-r1-nostream ours-ql ours-ql-nostream ours-st ours-st-nostream ours-hst ours-hst-nostream distro-bio distro-rq distro-ql distro-rq-ql distro-st distro-rq-st"
+# linear: dm-linear over the first path, measured once per kind as raw is:
+# what any bio-based device-mapper target costs on its own.
+IMPLS_ALL="raw linear ours ours-r1 ours-r1-nostream ours-ql ours-ql-nostream ours-st ours-st-nostream ours-hst ours-hst-nostream distro-bio distro-rq distro-ql distro-rq-ql distro-st distro-rq-st"
 if [ "$BENCH_QUICK" = 1 ]; then
 	RAMP=0.2 RUNTIME=1
 	KINDS=$(bench_param kinds queued) NPATHS=$(bench_param npaths 2)
@@ -204,11 +206,14 @@ for kind in $KINDS; do
 					tap_fail "$impl: load the $grp multipath modules"
 					continue
 				fi
-				if [ "$impl" = raw ]; then
+				if [ "$impl" = raw ] || [ "$impl" = linear ]; then
 					# the same device for every path count: once
 					[ "$n" = "$first_n" ] || continue
 					dev=/dev/${PATHS[0]}
-					# one path alone: its own counters only
+					[ "$impl" = raw ] ||
+						dev=$(impl_dev linear mx "$dev") ||
+						{ tap_fail "linear: create a map over $dev"; continue; }
+					# one path: its own counters only
 					cells_paths=("${PATHS[0]}")
 				else
 					dev=$(impl_dev "$impl" mx "${devs[@]}") ||

@@ -209,10 +209,9 @@ for kind in $KINDS; do
 				if [ "$impl" = raw ] || [ "$impl" = linear ]; then
 					# the same device for every path count: once
 					[ "$n" = "$first_n" ] || continue
-					dev=/dev/${PATHS[0]}
-					[ "$impl" = raw ] ||
-						dev=$(impl_dev linear mx "$dev") ||
-						{ tap_fail "linear: create a map over $dev"; continue; }
+					# raw: the device itself (impl_dev)
+					dev=$(impl_dev "$impl" mx "/dev/${PATHS[0]}") ||
+						{ tap_fail "$impl: create a map over /dev/${PATHS[0]}"; continue; }
 					# one path: its own counters only
 					cells_paths=("${PATHS[0]}")
 				else

@@ -413,6 +413,45 @@ fio_wait_verified() {
 	check_eq "fio wrote everything" "$FIO_WANT" "$w"
 	check_eq "fio read back and verified everything" "$FIO_WANT" "$r"
 }
+# fio_start_until_stopped DEV BS MIB JSON: in the background (FIO_PID),
+# random writes of BS over MIB MiB of DEV at queue depth 8, each block read
+# back and checked (crc32c) at most 64 writes later, until
+# fio_stop_verified; the JSON report goes to JSON.  For a failover under
+# fio: a job of a fixed size can end before the failure it is to see (252
+# on 7.3: fio's last reads went through A1 before A1 failed; nothing
+# failed over).  A trigger file stops it; the runtime only bounds a
+# scenario gone wrong.
+fio_start_until_stopped() {
+	FIO_JSON=$4 FIO_TRIGGER=$4.stop
+	rm -f "$FIO_TRIGGER"
+	fio --name=until-stopped --filename="$1" --direct=1 --ioengine=libaio \
+		--iodepth=8 --bs="$2" --rw=randwrite --size="$3M" --verify=crc32c \
+		--verify_backlog=64 --verify_fatal=1 --time_based --runtime=300 \
+		--trigger-file="$FIO_TRIGGER" --output-format=json --output="$FIO_JSON" &
+	FIO_PID=$!
+	# a scenario that exits early leaves no fio behind
+	on_exit '[ -z "$FIO_PID" ] || { kill -9 "$FIO_PID"; wait "$FIO_PID"; }'
+}
+# fio_stop_verified: fio_start_until_stopped's job was still running (all
+# that the scenario did came under it); stop it: it exits 0 with no job
+# error and no I/O error, having written and verified data.
+fio_stop_verified() {
+	local rc
+	check "fio was still running" kill -0 "$FIO_PID"
+	touch "$FIO_TRIGGER"
+	check "fio stops at the trigger" wait_until 60 eval "! kill -0 $FIO_PID"
+	kill -9 "$FIO_PID" 2>/dev/null
+	wait "$FIO_PID"
+	rc=$?
+	FIO_PID=
+	rm -f "$FIO_TRIGGER"
+	check_eq "fio exit status" 0 "$rc"
+	check_eq "fio job error" 0 "$(jq '.jobs[0].error' "$FIO_JSON")"
+	check_eq "fio total_err" 0 "$(jq '.jobs[0].total_err // 0' "$FIO_JSON")"
+	check_match "fio wrote and verified data" "^[1-9][0-9]* [1-9][0-9]*$" \
+		"$(jq -r '"\(.jobs[0].write.io_bytes) \(.jobs[0].read.io_bytes)"' "$FIO_JSON" 2>&1)"
+	diag "fio wrote $(jq '.jobs[0].write.io_bytes' "$FIO_JSON") bytes, read back and verified $(jq '.jobs[0].read.io_bytes' "$FIO_JSON")"
+}
 # writers_pattern: WPAT, a fresh file of 1 MiB of random data (what writers
 # write), removed on exit.
 writers_pattern() {

@@ -26,11 +26,7 @@ check_eq "LUN owned by A" A "$(cl_ctl owner)"
 # fio with verification; fail SP A's ports while it runs.
 cl_ctl delay-trespass 2000 >/dev/null
 cl_ctl reset-counters >/dev/null
-log=$(mktemp)
-fio --name=emc --filename=$MP --direct=1 --ioengine=libaio --iodepth=8 \
-	--rw=randwrite --bs=16k --size=24M --verify=crc32c --verify_fatal=1 \
-	--randrepeat=1 --output="$log" &
-fpid=$!
+fio_start_until_stopped $MP 16k 24 /tmp/fio-252.json
 check "fio is writing through A" wait_until 60 cl_counter_ge A media 50
 kmsg_mark
 t0=$(date +%s.%N)
@@ -40,12 +36,8 @@ check "trespass reaches SP B" wait_until 60 cl_counter_ge B trespass 1
 check "trespass completes on SP B" wait_until 60 cl_counter_ge B trespass_ok 1
 t1=$(date +%s.%N)
 check "I/O resumes on SP B" wait_until 60 cl_counter_ge B media 20
-wait $fpid
-frc=$?
-check_eq "fio exit status 0 (no I/O error, no verify error)" 0 "$frc"
-check_match "fio reports err=0" "err= 0" "$(cat "$log")"
-grep -q "verify" "$log" && diag "$(grep -m1 -i 'verify' "$log")"
-rm -f "$log"
+fio_stop_verified
+rm -f /tmp/fio-252.json
 check_eq "exactly one trespass on SP B" 1 "$(cl_counter B trespass)"
 check_eq "... and it succeeded" 1 "$(cl_counter B trespass_ok)"
 check_eq "no media command reached B before it owned the LUN (passive_rejects)" 0 \

@@ -397,6 +397,13 @@ fio_start_verified() {
 		--output-format=json --output="$FIO_JSON" &
 	FIO_PID=$!
 }
+# fio_check_clean RC: the job behind FIO_JSON exited RC = 0, with no job
+# error and no I/O error.
+fio_check_clean() {
+	check_eq "fio exit status" 0 "$1"
+	check_eq "fio job error" 0 "$(jq '.jobs[0].error' "$FIO_JSON")"
+	check_eq "fio total_err" 0 "$(jq '.jobs[0].total_err // 0' "$FIO_JSON")"
+}
 # fio_wait_verified: wait for fio_start_verified's job: it exits 0 with no
 # job error and no I/O error, and both wrote and read back (verified)
 # everything.
@@ -405,9 +412,7 @@ fio_wait_verified() {
 	wait "$FIO_PID"
 	rc=$?
 	FIO_PID=
-	check_eq "fio exit status" 0 "$rc"
-	check_eq "fio job error" 0 "$(jq '.jobs[0].error' "$FIO_JSON")"
-	check_eq "fio total_err" 0 "$(jq '.jobs[0].total_err // 0' "$FIO_JSON")"
+	fio_check_clean "$rc"
 	w=$(jq '.jobs[0].write.io_bytes' "$FIO_JSON") r=$(jq '.jobs[0].read.io_bytes' "$FIO_JSON")
 	diag "fio wrote $w bytes, read back and verified $r bytes"
 	check_eq "fio wrote everything" "$FIO_WANT" "$w"
@@ -445,9 +450,7 @@ fio_stop_verified() {
 	rc=$?
 	FIO_PID=
 	rm -f "$FIO_TRIGGER"
-	check_eq "fio exit status" 0 "$rc"
-	check_eq "fio job error" 0 "$(jq '.jobs[0].error' "$FIO_JSON")"
-	check_eq "fio total_err" 0 "$(jq '.jobs[0].total_err // 0' "$FIO_JSON")"
+	fio_check_clean "$rc"
 	check_match "fio wrote and verified data" "^[1-9][0-9]* [1-9][0-9]*$" \
 		"$(jq -r '"\(.jobs[0].write.io_bytes) \(.jobs[0].read.io_bytes)"' "$FIO_JSON" 2>&1)"
 	diag "fio wrote $(jq '.jobs[0].write.io_bytes' "$FIO_JSON") bytes, read back and verified $(jq '.jobs[0].read.io_bytes' "$FIO_JSON")"

@@ -455,6 +455,12 @@ fio_stop_verified() {
 		"$(jq -r '"\(.jobs[0].write.io_bytes) \(.jobs[0].read.io_bytes)"' "$FIO_JSON" 2>&1)"
 	diag "fio wrote $(jq '.jobs[0].write.io_bytes' "$FIO_JSON") bytes, read back and verified $(jq '.jobs[0].read.io_bytes' "$FIO_JSON")"
 }
+# region_md5 DEV MIB: the md5 of DEV's first MIB MiB, read direct; fails
+# as dd does, so that a failed read's (empty) md5 is not compared as data.
+region_md5() {
+	dd if="$1" bs=1M count="$2" iflag=direct status=none | md5sum
+	return "${PIPESTATUS[0]}"
+}
 # writers_pattern: WPAT, a fresh file of 1 MiB of random data (what writers
 # write), removed on exit.
 writers_pattern() {

@@ -191,7 +191,8 @@ mpd_array_run() {
 	# What fio left, as B serves it: A must serve the same after failback
 	# (read after the counts above: a pg_init of a table multipathd
 	# reloaded may send one more move request, to the owner).
-	sumB=$(dd if="$MP" bs=1M count=24 iflag=direct status=none | md5sum)
+	sumB=$(region_md5 "$MP" 24)
+	check_eq "B serves the 24 MiB fio wrote (read status)" 0 $?
 	phase "failback"
 	cl_ctl reset-counters >/dev/null
 	check "restore A0" cl_ctl restore A0
@@ -227,8 +228,9 @@ mpd_array_run() {
 	prio_check B0 "$PRIO_OTHER" "other controller again:"
 	phase "verify"
 	cl_ctl reset-counters >/dev/null
-	check_eq "A serves the data fio left through B" "$sumB" \
-		"$(dd if="$MP" bs=1M count=24 iflag=direct status=none | md5sum)"
+	sumA=$(region_md5 "$MP" 24)
+	check_eq "A serves the 24 MiB (read status)" 0 $?
+	check_eq "A serves the data fio left through B" "$sumB" "$sumA"
 	check "the reads went through A" test "$(cl_counter A media)" -gt 0
 	# (the hp_sw checker's TEST UNIT READY reaches B and is refused:
 	# media commands B served = media - passive_rejects)

@@ -59,14 +59,16 @@ diag "failover: ports failed -> trespass done in $(awk -v a="$t0" -v b="$t1" 'BE
 
 # Back to A: restore, reinstate, switch_group 1.
 cl_ctl delay-trespass 0 >/dev/null
-sumB=$(dd if=$MP bs=1M count=24 iflag=direct status=none | md5sum)
+sumB=$(region_md5 $MP 24)
+check_eq "B serves the 24 MiB fio wrote (read status)" 0 $?
 check "restore A0" cl_ctl restore A0
 check "restore A1" cl_ctl restore A1
 check "reinstate A0" dmsetup message mpemc 0 reinstate_path "${N[A0]}"
 check "reinstate A1" dmsetup message mpemc 0 reinstate_path "${N[A1]}"
 cl_ctl reset-counters >/dev/null
 check "switch_group 1" dmsetup message mpemc 0 switch_group 1
-sumA=$(dd if=$MP bs=1M count=24 iflag=direct status=none | md5sum)
+sumA=$(region_md5 $MP 24)
+check_eq "A serves the 24 MiB (read status)" 0 $?
 check_eq "one trespass back to SP A" 1 "$(cl_counter A trespass_ok)"
 check_eq "none to SP B" 0 "$(cl_counter B trespass)"
 check_eq "LUN owned by A again" A "$(cl_ctl owner)"

@@ -135,7 +135,8 @@ fi
 # What fio left, as SP B serves it: SP A must serve the same after failback
 # (read after the counts above: a pg_init of a table multipathd reloaded
 # trespasses again, to the owner).
-sumB=$(dd if="$MP" bs=1M count=24 iflag=direct status=none | md5sum)
+sumB=$(region_md5 "$MP" 24)
+check_eq "SP B serves the 24 MiB fio wrote (read status)" 0 $?
 cl_ctl reset-counters >/dev/null
 t0=$(ms_now)
 check "restore A0" cl_ctl restore A0
@@ -153,8 +154,9 @@ check_eq "one trespass moved the LUN back, none moved it to B" "1 0" "$(cl_count
 # owning the LUN (or, after the failback, must not trespass to B at all).
 check_eq "exactly one trespass received, by SP A; none by SP B" "1 0" "$(cl_counter A trespass) $(cl_counter B trespass)"
 cl_ctl reset-counters >/dev/null
-check_eq "SP A serves the data fio left through SP B" "$sumB" \
-	"$(dd if="$MP" bs=1M count=24 iflag=direct status=none | md5sum)"
+sumA=$(region_md5 "$MP" 24)
+check_eq "SP A serves the 24 MiB (read status)" 0 $?
+check_eq "SP A serves the data fio left through SP B" "$sumB" "$sumA"
 check "the reads went through A" test "$(cl_counter A media)" -gt 0
 check_eq "none through B" 0 "$(cl_counter B media)"
 

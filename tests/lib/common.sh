@@ -441,7 +441,7 @@ fio_start_until_stopped() {
 # that the scenario did came under it); stop it: it exits 0 with no job
 # error and no I/O error, having written and verified data.
 fio_stop_verified() {
-	local rc
+	local rc w r
 	check "fio was still running" kill -0 "$FIO_PID"
 	touch "$FIO_TRIGGER"
 	check "fio stops at the trigger" wait_until 60 eval "! kill -0 $FIO_PID"
@@ -451,9 +451,9 @@ fio_stop_verified() {
 	FIO_PID=
 	rm -f "$FIO_TRIGGER"
 	fio_check_clean "$rc"
-	check_match "fio wrote and verified data" "^[1-9][0-9]* [1-9][0-9]*$" \
-		"$(jq -r '"\(.jobs[0].write.io_bytes) \(.jobs[0].read.io_bytes)"' "$FIO_JSON" 2>&1)"
-	diag "fio wrote $(jq '.jobs[0].write.io_bytes' "$FIO_JSON") bytes, read back and verified $(jq '.jobs[0].read.io_bytes' "$FIO_JSON")"
+	w=$(jq '.jobs[0].write.io_bytes' "$FIO_JSON" 2>&1) r=$(jq '.jobs[0].read.io_bytes' "$FIO_JSON" 2>&1)
+	diag "fio wrote $w bytes, read back and verified $r bytes"
+	check_match "fio wrote and verified data" "^[1-9][0-9]* [1-9][0-9]*$" "$w $r"
 }
 # region_md5 DEV MIB: the md5 of DEV's first MIB MiB, read direct; fails
 # as dd does, so that a failed read's (empty) md5 is not compared as data.

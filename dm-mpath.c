@@ -209,6 +209,12 @@ struct multipath {
 
 	struct bio_list queued_bios;
 	unsigned int queue_size;
+	/*
+	 * Request-based: requests were put back to dm core's queue, to be
+	 * mapped again after its requeue delay; the worker kicks them at once
+	 * when the map can take them.
+	 */
+	bool requests_held;
 
 	/* Fixed after the constructor. */
 	unsigned int nr_priority_groups;
@@ -218,6 +224,7 @@ struct multipath {
 	unsigned int pg_init_delay_msecs;	/* or MPATH_PG_INIT_DELAY_UNSET */
 	bool retain_attached_hw_handler;	/* for the handler: hw_handler.retain_attached */
 	bool queue_mode_bio;			/* "queue_mode bio" given */
+	bool request_based;			/* "queue_mode rq" (or mq) */
 	bool no_path_timeout_set;		/* the table's own bound... */
 	unsigned int no_path_timeout_secs;	/* ...in seconds, 0: none */
 	struct probation_params probation;	/* flaky paths (dm-mpath-health.h) */
@@ -231,8 +238,9 @@ struct multipath {
 };
 
 /*
- * Per-bio context (ti->per_io_data_size): the path the bio went down and
- * what the lower layers may change in it, so that it can be sent again.
+ * Per-I/O context (ti->per_io_data_size): the path the bio (or, in a
+ * request-based map, the request) went down and, for a bio, what the lower
+ * layers may change in it, so that it can be sent again.
  * dm core's own record of this kind is private to it (linux-headers do
  * not carry it), hence ours. Not recorded: bi_end_io (a layer that takes
  * it over puts it back before calling it, so end_io finds dm core's own)
@@ -258,6 +266,12 @@ struct mpath_io {
 	 * map()'s stack, which would cost map() a stack-protector canary.
 	 */
 	unsigned int repeat;
+	/*
+	 * Request-based: when the clone was sent, for a selector that
+	 * measures (a request has no stamp of the kind mpath_start_time()
+	 * reads).
+	 */
+	u64 rq_start_ns;
 };
 
 /* What to do with a bio when no path is usable. */
@@ -443,6 +457,7 @@ static void free_priority_group(struct priority_group *pg)
 }
 
 static void process_queued_bios(struct work_struct *work);
+static void kick_held_requests(struct multipath *m);
 static void trigger_event(struct work_struct *work);
 static void pg_init_retry_work(struct work_struct *work);
 static void no_path_timeout(struct timer_list *t);
@@ -651,6 +666,13 @@ static enum no_path_action __no_path_action(struct multipath *m)
 	return NP_FAIL;
 }
 
+/* Is I/O waiting that the worker could move on (queued, or held back)? */
+static bool __io_waiting(struct multipath *m)
+{
+	lockdep_assert_held(&m->lock);
+	return m->queue_size || m->requests_held;
+}
+
 static void __queue_bio(struct multipath *m, struct bio *bio)
 {
 	lockdep_assert_held(&m->lock);
@@ -726,8 +748,8 @@ static void __set_queue_if_no_path(struct multipath *m, bool queue)
 		__start_no_path_timer(m);
 	} else {
 		__stop_no_path_timer(m);
-		/* Without queueing, bios waiting for a path fail now. */
-		if (m->queue_size)
+		/* Without queueing, I/O waiting for a path fails now. */
+		if (__io_waiting(m))
 			__kick(m);
 	}
 }
@@ -974,7 +996,7 @@ static int __reinstate_path(struct multipath *m, struct pgpath *pgpath)
 	}
 	__pg_init_reinstated(m, pgpath);
 
-	if (m->queue_size)
+	if (__io_waiting(m))
 		__kick(m);
 
 	dm_path_uevent(DM_UEVENT_PATH_REINSTATED, m->ti,
@@ -995,7 +1017,7 @@ static void __choose_again(struct multipath *m)
 	m->current_pg = NULL;
 	__update_fast_path(m);
 
-	if (m->queue_size)
+	if (__io_waiting(m))
 		__kick(m);
 	__queue_event(m);
 }
@@ -1041,33 +1063,16 @@ static int __no_path(struct multipath *m, struct bio *bio)
 }
 
 /*
- * The bio goes down pgpath: tell the selector, if it wants to know. Inline:
- * it is on every bio's way, and map()'s fast path is most of them.
+ * An I/O of nr_bytes goes down pgpath: its in-flight counts, and the
+ * selector's start_io, for a bio and a request alike.
  */
-static __always_inline void start_io(struct pgpath *pgpath,
-				     struct mpath_io *mpio, struct bio *bio)
+static __always_inline void path_start_io(struct pgpath *pgpath,
+					  size_t nr_bytes)
 {
-	size_t nr_bytes = bio->bi_iter.bi_size;
-	struct path_selector *ps;
-	const struct path_selector_type *pst;
-	unsigned int counts;
+	struct path_selector *ps = &pgpath->pg->ps;
+	const struct path_selector_type *pst = ps->type;
+	unsigned int counts = pst->counts_in_flight;
 
-	mpio->pgpath = pgpath;
-	mpio->nr_bytes = nr_bytes;
-	mpio->issued = jiffies;
-	if (unlikely(mpio->had_integrity) && !mpio->integrity_keeper)
-		mpio_keep_integrity(mpio, bio);
-	bio_set_dev(bio, pgpath->path.dev->bdev);
-	this_cpu_inc(pgpath->counters->sent);
-
-	/* Read after bio_set_dev()'s call: fewer registers kept across it. */
-	ps = &pgpath->pg->ps;
-	pst = ps->type;
-	counts = pst->counts_in_flight;
-
-	/* The clock only for a selector that measures (else unused). */
-	if (pst->wants_start_time)
-		mpath_stamp_start(&mpio->start);
 	if (counts & PS_COUNT_IOS)
 		atomic_inc(&pgpath->path.in_flight);
 	if (counts & PS_COUNT_BYTES)
@@ -1077,28 +1082,57 @@ static __always_inline void start_io(struct pgpath *pgpath,
 }
 
 /*
+ * The bio goes down pgpath: tell the selector, if it wants to know. Inline:
+ * it is on every bio's way, and map()'s fast path is most of them.
+ */
+static __always_inline void start_io(struct pgpath *pgpath,
+				     struct mpath_io *mpio, struct bio *bio)
+{
+	size_t nr_bytes = bio->bi_iter.bi_size;
+
+	mpio->pgpath = pgpath;
+	mpio->nr_bytes = nr_bytes;
+	mpio->issued = jiffies;
+	if (unlikely(mpio->had_integrity) && !mpio->integrity_keeper)
+		mpio_keep_integrity(mpio, bio);
+	bio_set_dev(bio, pgpath->path.dev->bdev);
+	this_cpu_inc(pgpath->counters->sent);
+
+	/* The clock only for a selector that measures (else unused). */
+	if (pgpath->pg->ps.type->wants_start_time)
+		mpath_stamp_start(&mpio->start);
+	path_start_io(pgpath, nr_bytes);
+}
+
+/*
  * When the bio was sent, for a selector's end_io (DM_MPATH_TIME_MASK
  * bits). Where the block layer stamps each bio it is given (6.1:
  * submit_bio_noacct) it reads the clock for that anyway, and the core need
  * not read it again; elsewhere start_io() stamped it (dm-mpath-compat.h).
  * A bio failed before the stamp has 0 or an older one: selectors bound
  * the time by their own (historical-service-time: its last completion).
+ * A request (bio NULL) has the stamp start_request_io() took.
  */
 static __always_inline u64 io_start_time(struct mpath_io *mpio,
 					 struct bio *bio)
 {
+	if (!bio)
+		return mpio->rq_start_ns & DM_MPATH_TIME_MASK;
+
 	return mpath_start_time(&mpio->start, bio);
 }
 
-/* The bio sent down pgpath by start_io() has completed: undo its counts. */
+/*
+ * The I/O sent down pgpath by start_io() (bio) or start_request_io()
+ * (request, bio NULL) has completed, or was never sent after all: undo
+ * its counts. The caller counts it as completed (or as not sent).
+ */
 static __always_inline void end_io(struct pgpath *pgpath,
 				   struct mpath_io *mpio, struct bio *bio)
 {
 	struct path_selector *ps = &pgpath->pg->ps;
 	const struct path_selector_type *pst = ps->type;
 	unsigned int counts = pst->counts_in_flight;
-
-	this_cpu_inc(pgpath->counters->completed);
 
 	if (counts & PS_COUNT_IOS)
 		atomic_dec(&pgpath->path.in_flight);
@@ -1113,6 +1147,42 @@ static __always_inline void end_io(struct pgpath *pgpath,
 }
 
 /*
+ * The path for the next I/O of nr_bytes under the lock: the current choice
+ * while its repeat_count lasts, else the selector's. NULL when no path is
+ * usable, or when I/O must wait for the PG's pg_init (queue_io, which a
+ * choice of a new PG may have just set: the caller tells the two apart).
+ */
+static struct pgpath *__map_choose(struct multipath *m, size_t nr_bytes)
+{
+	struct pgpath *pgpath;
+
+	lockdep_assert_held(&m->lock);
+	if (m->queue_io || !m->nr_valid_paths)
+		return NULL;
+
+	pgpath = m->current_pgpath;
+	if (!pgpath || atomic_dec_return(&m->repeat_left) < 0)
+		pgpath = __choose_pgpath(m, nr_bytes);
+
+	return m->queue_io ? NULL : pgpath;
+}
+
+/*
+ * The path on probation in the PG in use that takes the next trial I/O, if
+ * the map is still as map() saw it; NULL otherwise (the I/O is then mapped
+ * as any other).
+ */
+static struct pgpath *__map_trial_pgpath(struct multipath *m)
+{
+	lockdep_assert_held(&m->lock);
+	if (m->queue_io || m->pg_reinit_required || !m->current_pgpath ||
+	    !m->current_pg || !m->current_pg->nr_hidden)
+		return NULL;
+
+	return __next_trial_pgpath(m, m->current_pg);
+}
+
+/*
  * Mapping when map()'s lockless fast path cannot be used, and for the
  * worker: takes m->lock. Returns a DM_MAPIO_* value. Out of line, as is
  * map_bio_chosen(): map() then keeps fewer registers on every bio.
@@ -1120,18 +1190,13 @@ static __always_inline void end_io(struct pgpath *pgpath,
 static noinline int map_bio_slow_path(struct multipath *m, struct bio *bio,
 				      struct mpath_io *mpio)
 {
-	struct pgpath *pgpath = NULL;
+	struct pgpath *pgpath;
 	unsigned long flags;
 	int r;
 
 	spin_lock_irqsave(&m->lock, flags);
 
-	if (!m->queue_io && m->nr_valid_paths) {
-		pgpath = m->current_pgpath;
-		if (!pgpath || atomic_dec_return(&m->repeat_left) < 0)
-			pgpath = __choose_pgpath(m, bio->bi_iter.bi_size);
-	}
-
+	pgpath = __map_choose(m, bio->bi_iter.bi_size);
 	if (m->queue_io && m->nr_valid_paths) {
 		/* Held until the PG is initialised. */
 		if (dm_noflush_suspending(m->ti)) {
@@ -1197,13 +1262,11 @@ static noinline int map_bio_chosen(struct multipath *m, struct bio *bio,
 static noinline int map_bio_trial(struct multipath *m, struct bio *bio,
 				  struct mpath_io *mpio)
 {
-	struct pgpath *pgpath = NULL;
+	struct pgpath *pgpath;
 	unsigned long flags;
 
 	spin_lock_irqsave(&m->lock, flags);
-	if (!m->queue_io && !m->pg_reinit_required && m->current_pgpath &&
-	    m->current_pg && m->current_pg->nr_hidden)
-		pgpath = __next_trial_pgpath(m, m->current_pg);
+	pgpath = __map_trial_pgpath(m);
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	if (!pgpath)
@@ -1336,6 +1399,7 @@ static void process_queued_bios(struct work_struct *work)
 	struct hw_handler *hwh = &m->hw_handler;
 	struct pgpath *init_pgpath = NULL;
 	bool init_bypassed = false;
+	bool kick_requests = false;
 	struct bio_list bios;
 	unsigned long flags;
 
@@ -1366,6 +1430,8 @@ static void process_queued_bios(struct work_struct *work)
 	bio_list_merge(&bios, &m->queued_bios);
 	bio_list_init(&m->queued_bios);
 	m->queue_size = 0;
+	kick_requests = m->requests_held;
+	m->requests_held = false;
 out:
 	spin_unlock_irqrestore(&m->lock, flags);
 
@@ -1374,6 +1440,8 @@ out:
 		hwh->type->pg_init(hwh, init_bypassed, &init_pgpath->path);
 	else
 		dispatch_bios(m, &bios);
+	if (kick_requests)
+		kick_held_requests(m);
 }
 
 static void pg_init_retry_work(struct work_struct *work)
@@ -1753,20 +1821,22 @@ static int parse_queue_mode(struct dm_arg_set *as, unsigned int *left,
 	mode = dm_shift_arg(as);
 	(*left)--;
 
+	/* The last one given counts, as for the other features. */
 	if (!strcasecmp(mode, "bio")) {
 		m->queue_mode_bio = true;
+		m->request_based = false;
 		return 0;
 	}
 
+	/* mq: the name of the same mode before Linux 5.0 made rq blk-mq. */
 	if (!strcasecmp(mode, "rq") || !strcasecmp(mode, "mq")) {
-		DMERR("queue_mode %s not supported: this target is bio-based",
-		      mode);
-		ti->error = "queue_mode rq/mq not supported: this target is bio-based";
-	} else {
-		DMERR("unknown queue_mode '%s' (this target takes only bio)",
-		      mode);
-		ti->error = "unknown queue_mode";
+		m->queue_mode_bio = false;
+		m->request_based = true;
+		return 0;
 	}
+
+	DMERR("unknown queue_mode '%s' (bio, rq or mq)", mode);
+	ti->error = "unknown queue_mode";
 
 	return -EINVAL;
 }
@@ -2158,9 +2228,17 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
+	/*
+	 * Bio-based unless the table asks for requests (Linux's own target
+	 * defaults to requests; multipath-tools writes queue_mode only where
+	 * configured). dm core refuses a reload that changes the mode.
+	 */
+	dm_table_set_type(ti->table, m->request_based ? DM_TYPE_REQUEST_BASED :
+							DM_TYPE_BIO_BASED);
 	ti->num_flush_bios = 1;
 	ti->num_discard_bios = 1;
 	ti->num_write_zeroes_bios = 1;
+	/* Per bio, or per request (dm core reserves it: an immutable target). */
 	ti->per_io_data_size = sizeof(struct mpath_io);
 	ti->private = m;
 
@@ -2185,13 +2263,52 @@ static void multipath_dtr(struct dm_target *ti)
 /* ---- Completion ---- */
 
 /*
+ * What an I/O that failed on pgpath means (MP_* flags): the handler's
+ * reading, else the SCSI default. bio is NULL for a request.
+ */
+static unsigned int io_error_flags(struct multipath *m, struct pgpath *pgpath,
+				   struct bio *bio, blk_status_t error)
+{
+	struct hw_handler *hwh = &m->hw_handler;
+	unsigned int err_flags;
+
+	if (hwh->type && hwh->type->err)
+		err_flags = hwh->type->err(hwh, &pgpath->path, bio, error);
+	else
+		err_flags = dm_scsi_err_handler(hwh, &pgpath->path, bio, error);
+	/*
+	 * A failed I/O is an error of its own or its path's fault: a retry
+	 * that blamed no path could go round for ever.
+	 */
+	if (!(err_flags & MP_ERROR_IO))
+		err_flags |= MP_FAIL_PATH;
+
+	return err_flags;
+}
+
+/* A failed I/O's flags, applied to its path. */
+static void __io_error(struct multipath *m, struct pgpath *pgpath,
+		       unsigned int err_flags)
+{
+	lockdep_assert_held(&m->lock);
+	/*
+	 * A trial I/O (the path is on probation, hidden from the selector)
+	 * that fails the path: its trial share backs off. Only the error that
+	 * fails it counts (those of other I/O in flight then find it failed).
+	 */
+	if ((err_flags & MP_FAIL_PATH) && pgpath->ps_hidden &&
+	    pgpath->path.is_active)
+		__path_health_trial_failed(&pgpath->health, &m->probation);
+	__apply_err_flags(m, pgpath, err_flags);
+}
+
+/*
  * A bio completed with an error. Not inlined: multipath_end_io() is on every
  * bio's way, and stays small without this.
  */
 static noinline int end_io_error(struct multipath *m, struct bio *bio,
 				 struct mpath_io *mpio, blk_status_t *error)
 {
-	struct hw_handler *hwh = &m->hw_handler;
 	struct pgpath *pgpath = mpio->pgpath;
 	unsigned int err_flags;
 	unsigned long flags;
@@ -2205,29 +2322,10 @@ static noinline int end_io_error(struct multipath *m, struct bio *bio,
 	if (*error != BLK_STS_DM_REQUEUE)
 		this_cpu_inc(pgpath->counters->errors);
 
-	if (hwh->type && hwh->type->err)
-		err_flags = hwh->type->err(hwh, &pgpath->path, bio, *error);
-	else
-		err_flags = dm_scsi_err_handler(hwh, &pgpath->path, bio,
-						*error);
-	/*
-	 * A failed bio is an error of its own or its path's fault: a retry
-	 * that blamed no path could go round for ever.
-	 */
-	if (!(err_flags & MP_ERROR_IO))
-		err_flags |= MP_FAIL_PATH;
+	err_flags = io_error_flags(m, pgpath, bio, *error);
 
 	spin_lock_irqsave(&m->lock, flags);
-
-	/*
-	 * A trial bio (the path is on probation, hidden from the selector)
-	 * that fails the path: its trial share backs off. Only the error that
-	 * fails it counts (those of other bios in flight then find it failed).
-	 */
-	if ((err_flags & MP_FAIL_PATH) && pgpath->ps_hidden &&
-	    pgpath->path.is_active)
-		__path_health_trial_failed(&pgpath->health, &m->probation);
-	__apply_err_flags(m, pgpath, err_flags);
+	__io_error(m, pgpath, err_flags);
 
 	/* An error of the I/O itself goes back to the caller unchanged. */
 	if (err_flags & MP_ERROR_IO)
@@ -2271,6 +2369,7 @@ static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 	int r = DM_ENDIO_DONE;
 
 	if (likely(pgpath)) {
+		this_cpu_inc(pgpath->counters->completed);
 		end_io(pgpath, mpio, bio);
 		news = path_health_io_done(&pgpath->health, &m->probation,
 					   mpio->issued, !*error);
@@ -2285,6 +2384,289 @@ static int multipath_end_io(struct dm_target *ti, struct bio *bio,
 		mpio_drop_integrity(mpio);
 
 	return r;
+}
+
+/* ---- Request-based mode (queue_mode rq) ---- */
+
+/*
+ * A request-based map has a request queue of its own in front of the
+ * paths: blk-mq merges adjacent I/O there, and holds it there while the
+ * paths are busy, before a path is chosen per request. dm core (dm-rq)
+ * owns that queue: it calls us to map a request onto a clone allocated on
+ * the chosen path's queue, and to judge the clone's completion. We never
+ * hold a request ourselves: one that must wait (pg_init, no path under
+ * queue_if_no_path, a noflush suspend) goes back to dm core's requeue
+ * list, which retries it after its delay or when the worker kicks it.
+ */
+
+/* Under m->lock: a request is put back to wait in dm core's requeue list. */
+static void __hold_request(struct multipath *m)
+{
+	lockdep_assert_held(&m->lock);
+	m->requests_held = true;
+}
+
+/*
+ * The path for a request when map's lockless choices do not apply: under
+ * the lock, as map_bio_slow_path() for a bio. NULL with *r set when the
+ * request is not sent now.
+ */
+static noinline struct pgpath *map_request_slow_path(struct multipath *m,
+						     size_t nr_bytes,
+						     bool trial, int *r)
+{
+	struct pgpath *pgpath = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (trial)
+		pgpath = __map_trial_pgpath(m);
+	if (!pgpath)
+		pgpath = __map_choose(m, nr_bytes);
+
+	if (pgpath) {
+		*r = DM_MAPIO_REMAPPED;
+	} else if (m->queue_io && m->nr_valid_paths) {
+		/* Held until the PG is initialised: the worker starts it. */
+		if (!m->pg_init_in_progress)
+			__kick(m);
+		__hold_request(m);
+		*r = DM_MAPIO_DELAY_REQUEUE;
+	} else if (__no_path_action(m) == NP_FAIL) {
+		*r = DM_MAPIO_KILL;
+	} else {
+		__hold_request(m);
+		*r = DM_MAPIO_DELAY_REQUEUE;
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return pgpath;
+}
+
+/*
+ * The path for a request: map()'s lockless choices (a sole usable path, a
+ * repeat_count budget, a per-I/O selector), else the slow path. There is
+ * no sequential stream to keep on a path: dm core's queue has merged it.
+ */
+static struct pgpath *map_request_choose(struct multipath *m, size_t nr_bytes,
+					 int *r)
+{
+	struct priority_group *pg;
+	struct pgpath *pgpath;
+	struct dm_path *path;
+	unsigned int repeat = 1;
+
+	*r = DM_MAPIO_REMAPPED;
+	if (unlikely(READ_ONCE(m->fast_trial_pg)) &&
+	    probation_trial_due(m->trial_tick))
+		return map_request_slow_path(m, nr_bytes, true, r);
+
+	pgpath = READ_ONCE(m->fast_sole_pgpath);
+	if (pgpath)
+		return pgpath;
+
+	pgpath = READ_ONCE(m->fast_pgpath);
+	if (pgpath && atomic_dec_return(&m->repeat_left) >= 0)
+		return pgpath;
+
+	pg = READ_ONCE(m->fast_pg);
+	if (pg) {
+		path = pg->ps.type->select_path(&pg->ps, nr_bytes, &repeat);
+		/* A budget of its own (round-robin): installed under the lock. */
+		if (path && repeat == 1)
+			return path_to_pgpath(path);
+	}
+
+	return map_request_slow_path(m, nr_bytes, false, r);
+}
+
+/* The clone goes down pgpath: as start_io() for a bio. */
+static void start_request_io(struct pgpath *pgpath, struct mpath_io *mpio,
+			     size_t nr_bytes)
+{
+	mpio->pgpath = pgpath;
+	mpio->nr_bytes = nr_bytes;
+	mpio->issued = jiffies;
+	if (pgpath->pg->ps.type->wants_start_time)
+		mpio->rq_start_ns = ktime_get_ns();
+	this_cpu_inc(pgpath->counters->sent);
+	path_start_io(pgpath, nr_bytes);
+}
+
+/* A path whose queue is being torn down (device deleted) takes no more. */
+static void fail_dying_path(struct multipath *m, struct pgpath *pgpath)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (pgpath->path.is_active)
+		DMWARN("%s: path %s is being removed",
+		       dm_table_device_name(m->ti->table),
+		       pgpath->path.dev->name);
+	__fail_path(m, pgpath);
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+static int multipath_clone_and_map(struct dm_target *ti, struct request *rq,
+				   union map_info *map_context,
+				   struct request **clone)
+{
+	struct multipath *m = ti->private;
+	struct mpath_io *mpio = map_context->ptr;
+	size_t nr_bytes = blk_rq_bytes(rq);
+	struct request_queue *q;
+	struct pgpath *pgpath;
+	struct request *c;
+	int r;
+
+	mpio->pgpath = NULL;
+	pgpath = map_request_choose(m, nr_bytes, &r);
+	if (!pgpath)
+		return r;
+
+	/* No merging on the path: dm core's queue merged what could be. */
+	q = bdev_get_queue(pgpath->path.dev->bdev);
+	c = blk_mq_alloc_request(q, rq->cmd_flags | REQ_NOMERGE,
+				 BLK_MQ_REQ_NOWAIT);
+	if (IS_ERR(c)) {
+		if (blk_queue_dying(q))
+			fail_dying_path(m, pgpath);
+		/*
+		 * Out of tags: the path is busy. DM_MAPIO_REQUEUE tells blk-mq
+		 * (BLK_STS_RESOURCE), which keeps the request in the map's own
+		 * queue, where the next ones merge with it, until a request
+		 * completes.
+		 */
+		return DM_MAPIO_REQUEUE;
+	}
+
+	/* Do not let lower layers retry a dead transport: we have others. */
+	c->cmd_flags |= REQ_FAILFAST_TRANSPORT;
+	start_request_io(pgpath, mpio, nr_bytes);
+	*clone = c;
+
+	return DM_MAPIO_REMAPPED;
+}
+
+/*
+ * dm core is done with a clone. With map_context, the clone was mapped but
+ * never sent (dm core could not set it up or the path's queue refused it):
+ * undo its start, for the request is mapped again. Without it, the clone
+ * completed and multipath_rq_end_io() has seen it.
+ */
+static void multipath_release_clone(struct request *clone,
+				    union map_info *map_context)
+{
+	if (unlikely(map_context)) {
+		struct mpath_io *mpio = map_context->ptr;
+		struct pgpath *pgpath = mpio->pgpath;
+
+		if (pgpath) {
+			/* Not a service time: a selector that measures ignores 0. */
+			mpio->rq_start_ns = 0;
+			end_io(pgpath, mpio, NULL);
+			this_cpu_dec(pgpath->counters->sent);
+			mpio->pgpath = NULL;
+		}
+	}
+
+	blk_mq_free_request(clone);
+}
+
+/* A clone failed: its path's fate, and whether the request goes again. */
+static noinline int request_error(struct multipath *m, struct pgpath *pgpath,
+				  blk_status_t error)
+{
+	unsigned int err_flags = io_error_flags(m, pgpath, NULL, error);
+	unsigned long flags;
+	int r;
+
+	this_cpu_inc(pgpath->counters->errors);
+
+	spin_lock_irqsave(&m->lock, flags);
+	__io_error(m, pgpath, err_flags);
+
+	/* An error of the I/O itself goes back to the caller unchanged. */
+	if (err_flags & MP_ERROR_IO)
+		r = DM_ENDIO_DONE;
+	else if (m->nr_valid_paths)
+		r = DM_ENDIO_REQUEUE;	/* mapped again at once: another path */
+	else if (__no_path_action(m) == NP_FAIL)
+		r = DM_ENDIO_DONE;
+	else
+		r = DM_ENDIO_DELAY_REQUEUE;
+	if (r == DM_ENDIO_DELAY_REQUEUE)
+		__hold_request(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return r;
+}
+
+static int multipath_rq_end_io(struct dm_target *ti, struct request *clone,
+			       blk_status_t error, union map_info *map_context)
+{
+	struct mpath_io *mpio = map_context->ptr;
+	struct pgpath *pgpath = mpio->pgpath;
+	struct multipath *m = ti->private;
+	enum path_health_news news;
+
+	/* Only a mapped clone comes here, and mapping set its path. */
+	if (WARN_ON_ONCE(!pgpath))
+		return DM_ENDIO_DONE;
+
+	this_cpu_inc(pgpath->counters->completed);
+	end_io(pgpath, mpio, NULL);
+	news = path_health_io_done(&pgpath->health, &m->probation,
+				   mpio->issued, !error);
+	if (unlikely(news))
+		probation_io_news(m, pgpath, news);
+
+	if (unlikely(error))
+		return request_error(m, pgpath, error);
+
+	return DM_ENDIO_DONE;
+}
+
+/*
+ * dm core asks before it takes a request off the map's queue: busy keeps it
+ * there, where later I/O merges with it. Busy when I/O waits for pg_init,
+ * or when every path the PG in use would choose says its device is busy
+ * (blk_lld_busy: e.g. a SCSI device at its queue depth). Lockless: a wrong
+ * guess costs a requeue, or a merge.
+ */
+static int multipath_busy(struct dm_target *ti)
+{
+	struct multipath *m = ti->private;
+	struct priority_group *pg;
+	struct pgpath *pgpath;
+	bool usable = false;
+
+	if (READ_ONCE(m->pg_init_in_progress))
+		return true;
+
+	pg = READ_ONCE(m->current_pg);
+	if (!pg)
+		return false;	/* the choice is still to be made: map */
+
+	list_for_each_entry(pgpath, &pg->pgpaths, list) {
+		if (!READ_ONCE(pgpath->path.is_active) ||
+		    READ_ONCE(pgpath->ps_hidden))
+			continue;
+		usable = true;
+		if (!blk_lld_busy(bdev_get_queue(pgpath->path.dev->bdev)))
+			return false;
+	}
+
+	/* No usable path in the PG: mapping chooses another, or holds. */
+	return usable;
+}
+
+/* Held requests go to be mapped again now (dm core's requeue list). */
+static void kick_held_requests(struct multipath *m)
+{
+	struct mapped_device *md = dm_table_get_md(m->ti->table);
+
+	blk_mq_kick_requeue_list(dm_disk(md)->queue);
 }
 
 /* ---- Suspend and resume ---- */
@@ -2303,7 +2685,7 @@ static void multipath_presuspend(struct dm_target *ti)
 
 	spin_lock_irqsave(&m->lock, flags);
 	m->suspending = true;
-	if (m->queue_size)
+	if (__io_waiting(m))
 		__kick(m);
 	spin_unlock_irqrestore(&m->lock, flags);
 }
@@ -2327,7 +2709,7 @@ static void multipath_resume_io(struct multipath *m)
 		m->suspended = false;
 	}
 	__start_no_path_timer(m);
-	if (m->queue_size || m->pg_init_required)
+	if (__io_waiting(m) || m->pg_init_required)
 		__kick(m);
 	spin_unlock_irqrestore(&m->lock, flags);
 }
@@ -2444,7 +2826,8 @@ static unsigned int emit_features(struct multipath *m, status_type_t type,
 	nr = m->queue_if_no_path + retain +
 	     (m->pg_init_retries ? 2 : 0) +
 	     (m->pg_init_delay_msecs != MPATH_PG_INIT_DELAY_UNSET ? 2 : 0) +
-	     (m->queue_mode_bio ? 2 : 0) + (m->no_path_timeout_set ? 2 : 0) +
+	     (m->queue_mode_bio || m->request_based ? 2 : 0) +
+	     (m->no_path_timeout_set ? 2 : 0) +
 	     probation_table_words(&m->probation);
 	DMEMIT("%u ", nr);
 	if (m->queue_if_no_path)
@@ -2457,6 +2840,8 @@ static unsigned int emit_features(struct multipath *m, status_type_t type,
 		DMEMIT("retain_attached_hw_handler ");
 	if (m->queue_mode_bio)
 		DMEMIT("queue_mode bio ");
+	if (m->request_based)
+		DMEMIT("queue_mode rq ");
 	if (m->no_path_timeout_set)
 		DMEMIT("queue_if_no_path_timeout_secs %u ",
 		       m->no_path_timeout_secs);
@@ -2980,6 +3365,10 @@ static struct target_type multipath_target = {
 	.dtr		  = multipath_dtr,
 	.map		  = multipath_map,
 	.end_io		  = multipath_end_io,
+	.clone_and_map_rq = multipath_clone_and_map,
+	.release_clone_rq = multipath_release_clone,
+	.rq_end_io	  = multipath_rq_end_io,
+	.busy		  = multipath_busy,
 	.presuspend	  = multipath_presuspend,
 	.presuspend_undo  = multipath_presuspend_undo,
 	.postsuspend	  = multipath_postsuspend,

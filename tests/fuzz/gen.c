@@ -221,7 +221,7 @@ static const unsigned int feature_hi[] = {
 
 /*
  * Feature i and its value, if it takes one; sometimes (spoil) a value just
- * out of range or a queue_mode other than bio. How many words it added.
+ * out of range or a queue_mode that is none (sq). How many words it added.
  */
 static unsigned int push_feature(struct wl *words, unsigned int i, int spoil)
 {
@@ -229,7 +229,7 @@ static unsigned int push_feature(struct wl *words, unsigned int i, int spoil)
 
 	wl_push(words, feature_name[i]);
 	if (i == 5) {
-		wl_push(words, pct(80) ? "bio" : pct(50) || !spoil ? "BIO" : "rq");
+		wl_push(words, pct(80) ? "bio" : pct(50) || !spoil ? "BIO" : "sq");
 		return 2;
 	}
 	if (i < 2)

@@ -34,12 +34,12 @@
  * it as given. Feature words are case-insensitive; handler and selector
  * names are not. Nothing may follow the last priority group. Features: queue_if_no_path,
  * retain_attached_hw_handler, pg_init_retries <1..50>, pg_init_delay_msecs
- * <0..60000>, queue_if_no_path_timeout_secs <0..86400>, queue_mode bio,
+ * <0..60000>, queue_if_no_path_timeout_secs <0..86400>, queue_mode bio|rq|mq,
  * probation_fails <0..32> (default 3), probation_window_secs <1..86400>
  * (60), probation_clean_ios <1..1000000> (1000), probation_stall_msecs
  * <0..600000> (0); a feature given twice takes its last value; the TABLE
  * lists them in that fixed order: queue_if_no_path, pg_init_retries,
- * pg_init_delay_msecs, retain_attached_hw_handler, queue_mode bio,
+ * pg_init_delay_msecs, retain_attached_hw_handler, queue_mode bio (or rq),
  * queue_if_no_path_timeout_secs, then the probation features whose value
  * is not the default (a default one is not printed). Every feature once is
  * 18 words, the most the count may say (the TABLE of a map loaded with 17
@@ -116,6 +116,14 @@ static int count(struct cursor *c, unsigned int min, unsigned int *v)
 }
 
 static const char *feature_why;
+/*
+ * The queue_mode the features named last: none (bio-based, the default),
+ * bio, or rq (mq: the same). A valid request-based table is not judged
+ * (V_SKIP): the first table a map loads fixes its type, and dm-fuzz's maps
+ * are bio-based, so the kernel refuses it there for a reason of dm core's.
+ */
+enum { QM_NONE, QM_BIO, QM_RQ };
+static int features_qm;
 
 /* A feature's value, from the nf words left of the feature section. */
 static int feature_value(struct cursor *c, unsigned int *nf, unsigned int min,
@@ -198,7 +206,7 @@ static void features_canon(struct sb *canon, int queue, long retries,
 	if (retain)
 		sb_add(canon, "retain_attached_hw_handler ");
 	if (qm)
-		sb_add(canon, "queue_mode bio ");
+		sb_add(canon, "queue_mode %s ", qm == QM_RQ ? "rq" : "bio");
 	if (bound >= 0)
 		sb_add(canon, "queue_if_no_path_timeout_secs %ld ", bound);
 	for (int i = 0; i < NR_PROB; i++)
@@ -214,7 +222,7 @@ static int features(struct cursor *c, unsigned int nf, struct sb *canon,
 		    struct sb *queued, struct table_expect *e)
 {
 	long retries = -1, delay = -1, bound = -1, prob[NR_PROB];
-	int queue = 0, retain = 0, qm = 0, pi;
+	int queue = 0, retain = 0, qm = QM_NONE, pi;
 	const char *w;
 
 	for (pi = 0; pi < NR_PROB; pi++)
@@ -248,11 +256,15 @@ static int features(struct cursor *c, unsigned int nf, struct sb *canon,
 				return 0;
 			}
 			nf--;
-			if (strcasecmp(next(c), "bio")) {
-				feature_why = "queue_mode not bio";
+			w = next(c);
+			if (!strcasecmp(w, "bio")) {
+				qm = QM_BIO;
+			} else if (!strcasecmp(w, "rq") || !strcasecmp(w, "mq")) {
+				qm = QM_RQ;
+			} else {
+				feature_why = "queue_mode not bio, rq or mq";
 				return 0;
 			}
-			qm = 1;
 		} else {
 			feature_why = "feature word";
 			return 0;
@@ -261,6 +273,7 @@ static int features(struct cursor *c, unsigned int nf, struct sb *canon,
 
 	e->queue = queue;
 	retain = retain && target_shows_retain();
+	features_qm = qm;
 	features_canon(canon, queue, retries, delay, retain, qm, bound, prob);
 	features_canon(queued, 1, retries, delay, retain, qm, bound, prob);
 	return 1;
@@ -485,6 +498,8 @@ enum verdict oracle_table(const char *params, unsigned long long len,
 		BAD("words after the last PG");
 out:
 	wl_free(&words);
+	if (v == V_VALID && features_qm == QM_RQ)
+		v = V_SKIP;
 	if (v == V_VALID) {
 		/* The same groups after the features of a queueing map. */
 		sb_add(&queued, "%s", canon.s + feat_len);

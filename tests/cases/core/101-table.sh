@@ -40,6 +40,15 @@ check_table_roundtrip "no priority groups with queue_if_no_path" \
 check_table_roundtrip "every Linux 6.1 feature word, and the queueing bound" \
 	"8 pg_init_delay_msecs 500 queue_mode BIO pg_init_retries 50 retain_attached_hw_handler queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"$(shown "8 queue_if_no_path pg_init_retries 50 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 1 1 $A 1000 ")"
+check_table_roundtrip "queue_mode rq: request-based" \
+	"2 queue_mode RQ 0 1 1 round-robin 0 1 0 $A" \
+	"2 queue_mode rq 0 1 1 round-robin 0 1 1 $A 1000 "
+check_table_roundtrip "queue_mode mq, the same mode's older name, shown as rq" \
+	"3 queue_if_no_path queue_mode mq 0 1 1 round-robin 0 1 0 $A" \
+	"3 queue_if_no_path queue_mode rq 0 1 1 round-robin 0 1 1 $A 1000 "
+check_table_roundtrip "queue_mode given twice: the last counts" \
+	"4 queue_mode rq queue_mode bio 0 1 1 round-robin 0 1 0 $A" \
+	"2 queue_mode bio 0 1 1 round-robin 0 1 1 $A 1000 "
 check_table_roundtrip "every feature word at once: 18 words" \
 	"18 probation_stall_msecs 2000 queue_if_no_path_timeout_secs 7 pg_init_delay_msecs 500 probation_clean_ios 50 queue_mode bio pg_init_retries 5 probation_window_secs 30 retain_attached_hw_handler probation_fails 5 queue_if_no_path 0 1 1 round-robin 0 1 0 $A" \
 	"$(shown "18 queue_if_no_path pg_init_retries 5 pg_init_delay_msecs 500 retain_attached_hw_handler queue_mode bio queue_if_no_path_timeout_secs 7 probation_fails 5 probation_window_secs 30 probation_clean_ios 50 probation_stall_msecs 2000 0 1 1 round-robin 0 1 1 $A 1000 ")"
@@ -110,8 +119,6 @@ bad "2 pg_init_delay_msecs 60001 0 1 1 round-robin 0 1 0 $A" "pg_init_delay_msec
 bad "1 pg_init_delay_msecs 0 1 1 round-robin 0 1 0 $A" "pg_init_delay_msecs needs a value"
 bad "2 queue_if_no_path_timeout_secs 86401 0 1 1 round-robin 0 1 0 $A" \
 	"queue_if_no_path_timeout_secs must be between 0 and 86400"
-bad "2 queue_mode rq 0 1 1 round-robin 0 1 0 $A" "queue_mode rq/mq not supported: this target is bio-based"
-bad "2 queue_mode mq 0 1 1 round-robin 0 1 0 $A" "queue_mode rq/mq not supported: this target is bio-based"
 bad "2 queue_mode foo 0 1 1 round-robin 0 1 0 $A" "unknown queue_mode"
 kmsg_expect "the unknown queue_mode is named" "unknown queue_mode 'foo'"
 bad "1 queue_mode 0 1 1 round-robin 0 1 0 $A" "queue_mode needs a value"

@@ -17,9 +17,10 @@ else
 	WARM=300 WIN=1000
 	WORKLOADS=${BENCH_WORKLOADS:-randread-qd32 randread-qd1 randwrite-qd32 seqread-1m}
 	# Each selector against dm-linear and the distro's same-named one
-	# (round-robin repeat_count 1: ours-r1 / distro-bio).
-	GROUPS_A="raw linear ours ours-r1 ours-ql ours-st ours-hst"
-	GROUPS_B="distro-bio distro-rq distro-ql distro-st"
+	# (round-robin repeat_count 1: ours-r1 / distro-bio); ours in
+	# queue_mode rq against the distro's request-based target.
+	GROUPS_A="raw linear ours ours-r1 ours-ql ours-st ours-hst ours-rq ours-rq-st"
+	GROUPS_B="distro-bio distro-rq distro-ql distro-st distro-rq-st"
 fi
 [ "$BENCH_MODE" = smp2 ] && WORKLOADS=${BENCH_WORKLOADS:-randread-qd32}
 

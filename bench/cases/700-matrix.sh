@@ -37,12 +37,12 @@ source "$REPO/bench/lib/bench.sh"
 # every bio: the target before dm-mpath-stream.c), in the same boot.
 # linear: dm-linear over the first path, measured once per kind as raw is:
 # what any bio-based device-mapper target costs on its own.
-IMPLS_ALL="raw linear ours ours-r1 ours-r1-nostream ours-ql ours-ql-nostream ours-st ours-st-nostream ours-hst ours-hst-nostream distro-bio distro-rq distro-ql distro-rq-ql distro-st distro-rq-st"
+IMPLS_ALL="raw linear ours ours-r1 ours-r1-nostream ours-rq ours-ql ours-ql-nostream ours-rq-ql ours-st ours-st-nostream ours-rq-st ours-hst ours-hst-nostream ours-rq-hst distro-bio distro-rq distro-ql distro-rq-ql distro-st distro-rq-st"
 if [ "$BENCH_QUICK" = 1 ]; then
 	RAMP=0.2 RUNTIME=1
 	KINDS=$(bench_param kinds queued) NPATHS=$(bench_param npaths 2)
 	IOS=$(bench_param io direct)
-	IMPLS="raw ours-st distro-st distro-rq-st"
+	IMPLS="raw ours-st ours-rq-st distro-st distro-rq-st"
 	WORKLOADS=${BENCH_WORKLOADS:-write-4k-qd32-direct randread-4k-qd32-direct read-128k-qd1-direct}
 else
 	RAMP=0.3 RUNTIME=1.5

@@ -105,6 +105,7 @@ idle_ns() {
 #   distro-rq   Debian's dm-multipath 1.14, its request-based default
 #   ours-ql/-st/-hst, distro-ql/-st (bio), distro-rq-ql/-rq-st: the
 #               load-aware selectors (impl_table)
+#   ours-rq, ours-rq-ql/-st/-hst: ours in queue_mode rq (request-based)
 # Both multipath modules register "multipath", so which one is loaded is a
 # state (mods_use) and each implementation needs one of them.
 impl_mods() {
@@ -198,6 +199,11 @@ impl_table() {
 	distro-rq-ql) echo "0 $size multipath 0 0 1 1 queue-length 0 $n 1$paths" ;;
 	distro-rq-st) echo "0 $size multipath 0 0 1 1 service-time 0 $n 2$paths" ;;
 	ours-hst) echo "0 $size multipath 0 0 1 1 historical-service-time 0 $n 1$paths" ;;
+	# Ours request-based (queue_mode rq), each selector as above.
+	ours-rq) echo "0 $size multipath 2 queue_mode rq 0 1 1 round-robin 0 $n 1$paths" ;;
+	ours-rq-ql) echo "0 $size multipath 2 queue_mode rq 0 1 1 queue-length 0 $n 1$paths" ;;
+	ours-rq-st) echo "0 $size multipath 2 queue_mode rq 0 1 1 service-time 0 $n 2$paths" ;;
+	ours-rq-hst) echo "0 $size multipath 2 queue_mode rq 0 1 1 historical-service-time 0 $n 1$paths" ;;
 	*) return 1 ;;
 	esac
 }

@@ -143,10 +143,24 @@ esac
 # ---- scsi_debug paths -----------------------------------------------------
 # sdebug_up N [modparam=value ...]: N hosts, one shared store and one WWID,
 # i.e. N paths to one LUN. Sets SD_DEVS (/dev/sdX) and SD_NAMES (sdX).
+#
+# With SDEBUG_HOST_MOD3=1 the first host's number is a multiple of 3, so
+# that the first path is active/optimized and the second
+# active/non-optimized: scsi_debug reports each host's port in the ALUA
+# state host_no % 3 (0 active/optimized, 1 active/non-optimized, 2
+# standby; resp_report_tgtpgs), and host numbers only grow, so otherwise
+# the states depend on how many hosts the scenarios before made (651 met
+# a standby second path in CI's 7.3 set once 116 and 117 were added, and
+# its failover failed, as it must on such an array).  Throwaway hosts are
+# added and removed until the next number fits.
 sdebug_up() {
 	local n=$1 h d
 	shift
-	modprobe scsi_debug add_host="$n" vpd_use_hostno=0 dev_size_mb=64 "$@" || return 1
+	if [ "${SDEBUG_HOST_MOD3:-0}" = 1 ]; then
+		_sdebug_up_mod3 "$n" "$@" || return 1
+	else
+		modprobe scsi_debug add_host="$n" vpd_use_hostno=0 dev_size_mb=64 "$@" || return 1
+	fi
 	_sdebug_names() {
 		local d
 		for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
@@ -166,6 +180,28 @@ sdebug_up() {
 	for d in "${SD_DEVS[@]}"; do
 		wait_until 10 test -b "$d" || return 1
 	done
+}
+# _sdebug_up_mod3 N [modparam ...]: sdebug_up's SDEBUG_HOST_MOD3 start.
+_sdebug_up_mod3() {
+	local n=$1 h i ctl=/sys/bus/pseudo/drivers/scsi_debug/add_host
+	shift
+	modprobe scsi_debug add_host=0 vpd_use_hostno=0 dev_size_mb=64 "$@" || return 1
+	for i in 1 2 3; do
+		echo 1 >"$ctl" || return 1
+		h=$(_sdebug_last_host_no)
+		[ -n "$h" ] || return 1
+		[ $((h % 3)) = 0 ] && break
+		echo -1 >"$ctl" || return 1
+	done
+	[ $((h % 3)) = 0 ] || return 1
+	for ((i = 1; i < n; i++)); do echo 1 >"$ctl" || return 1; done
+}
+# _sdebug_last_host_no: the highest host number scsi_debug has now
+_sdebug_last_host_no() {
+	local d
+	for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*; do
+		[ -e "$d" ] && echo "${d##*/host}"
+	done | sort -n | tail -n 1
 }
 # mod_unload_retry MODULE: unload it, retrying for up to 10 s while its
 # devices are still being released (udev, a closing opener).

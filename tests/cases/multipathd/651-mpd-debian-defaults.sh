@@ -13,6 +13,9 @@
 # cross-kernel: yes
 source "${0%/*}/rc"
 
+# The first path active/optimized, the second active/non-optimized
+# (scsi_debug's ALUA state is host_no % 3: tests/lib/common.sh).
+SDEBUG_HOST_MOD3=1
 mpd_setup 2 - || exit 1
 on_exit "kill \$FIO_PID 2>/dev/null; wait \$FIO_PID"
 A=${PATH_NUMS[0]} B=${PATH_NUMS[1]} NA=${SD_NAMES[0]} NB=${SD_NAMES[1]}

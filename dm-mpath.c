@@ -2587,16 +2587,16 @@ static noinline int request_error(struct multipath *m, struct pgpath *pgpath,
 	__io_error(m, pgpath, err_flags);
 
 	/* An error of the I/O itself goes back to the caller unchanged. */
-	if (err_flags & MP_ERROR_IO)
+	if (err_flags & MP_ERROR_IO) {
 		r = DM_ENDIO_DONE;
-	else if (m->nr_valid_paths)
+	} else if (m->nr_valid_paths) {
 		r = DM_ENDIO_REQUEUE;	/* mapped again at once: another path */
-	else if (__no_path_action(m) == NP_FAIL)
+	} else if (__no_path_action(m) == NP_FAIL) {
 		r = DM_ENDIO_DONE;
-	else
-		r = DM_ENDIO_DELAY_REQUEUE;
-	if (r == DM_ENDIO_DELAY_REQUEUE)
+	} else {
 		__hold_request(m);
+		r = DM_ENDIO_DELAY_REQUEUE;
+	}
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	return r;

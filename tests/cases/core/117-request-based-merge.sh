@@ -1,7 +1,11 @@
 #!/bin/bash
 # queue_mode rq: small sequential I/O merges in the map's queue while paths are busy.
 # Two scsi_debug paths that take 4 ms per command, 2 commands at a time
-# per host (I/O queues, as on a busy array). fio writes 32 MiB in 4 KiB
+# per device (queue_depth 2: I/O queues, as on a busy array; the SCSI
+# midlayer holds the rest, and the map's busy hook sees the device busy).
+# Not scsi_debug's max_queue=2: its own queue can be found full while the
+# midlayer sends the next command, which it fails with DID_ABORT (seen on
+# 6.1: both paths failed by their first writes). fio writes 32 MiB in 4 KiB
 # sequential direct writes at queue depth 32, then reads it back and
 # verifies it, through a request-based map with round-robin repeat_count 1
 # (what multipathd writes): the map's own statistics count merged writes,
@@ -11,8 +15,12 @@
 # cross-kernel: yes
 source "${0%/*}/rc"
 
-mp_fixture 2 mpm -- max_queue=2 ndelay=4000000
+mp_fixture 2 mpm -- ndelay=4000000
 A=${DEVNUMS[0]} B=${DEVNUMS[1]}
+for n in "${SD_NAMES[@]}"; do
+	check "$n: queue_depth 2" sh -c "echo 2 >/sys/block/$n/device/queue_depth"
+	check_eq "$n: queue_depth reads 2" 2 "$(cat "/sys/block/$n/device/queue_depth")"
+done
 check "create a request-based map, round-robin repeat_count 1" \
 	dm_create mpm "0 $SECTORS multipath 2 queue_mode rq 0 1 1 round-robin 0 2 1 $A 1 $B 1"
 DM=$(dmsetup info -c --noheadings -o blkdevname mpm)
